@@ -1,0 +1,5 @@
+"""Corpora: readers of upstream formats, tokenising, vocabulary filters, bag of words, tf-idf, splits."""
+
+from .store import Corpus, load_corpus, save_corpus
+
+__all__ = ["Corpus", "load_corpus", "save_corpus"]

@@ -1,0 +1,1 @@
+"""scalable_bayes.inference"""

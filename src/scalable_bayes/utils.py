@@ -1,0 +1,121 @@
+"""Small shared utilities: atomic file output, seeding, logging set-up."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only on success.
+
+    Nothing half-written is ever left at ``path``: if the body raises, the temporary file is
+    removed and ``path`` keeps whatever it held before (usually nothing).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = suffix if suffix is not None else "".join(path.suffixes)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".part{suffix}", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"cannot serialise {type(o).__name__} to JSON")
+
+
+def save_table(df, path: str | os.PathLike) -> None:
+    """Write a pandas DataFrame atomically; format from the extension (.csv, .parquet, .md)."""
+    path = Path(path)
+    ext = path.suffix
+    with atomic_path(path) as tmp:
+        if ext == ".csv":
+            df.to_csv(tmp, index=False, float_format="%.10g", lineterminator="\n")
+        elif ext == ".parquet":
+            df.to_parquet(tmp, index=False)
+        elif ext == ".md":
+            tmp.write_text(dataframe_to_markdown(df), encoding="utf-8")
+        else:
+            raise ValueError(f"save_table: unsupported extension {ext!r} for {path}; use .csv, .parquet or .md")
+
+
+def dataframe_to_markdown(df, floatfmt: str = ".4g") -> str:
+    """Render a DataFrame as a GitHub markdown table without the optional 'tabulate' dependency."""
+    def fmt(v: Any) -> str:
+        if isinstance(v, (float, np.floating)):
+            if np.isnan(v):
+                return ""
+            return format(float(v), floatfmt)
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def rng_from_seed(seed: int | np.random.SeedSequence | np.random.Generator, *keys: int) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from an integer seed, optionally spawned along ``keys``.
+
+    ``rng_from_seed(seed, chain)`` gives independent, reproducible streams per chain.
+    """
+    if isinstance(seed, np.random.Generator):
+        if keys:
+            raise ValueError("rng_from_seed: cannot derive keyed streams from an existing Generator")
+        return seed
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    if keys:
+        ss = np.random.SeedSequence(entropy=ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in keys))
+    return np.random.default_rng(ss)
+
+
+def setup_logging(log_path: str | os.PathLike | None = None, level: int = logging.INFO) -> None:
+    """Route the library's logging (and warnings) to ``log_path`` (a rule's log) and stderr."""
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    if log_path is not None:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+    logging.captureWarnings(True)
