@@ -1,0 +1,33 @@
+# scalable_bayes: one pipeline reproducing every figure and table of five papers.
+#   snakemake --cores 2                                   # default: quick scale, everything
+#   snakemake --cores 2 --configfile config/paper.yaml    # paper scale
+#   snakemake --cores 2 vmf                               # one paper
+# See README.md and config/README.md.
+from pathlib import Path
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+
+
+# One rule file per paper; each registers its targets in PAPER_TARGETS.
+for _paper in PAPERS:
+    if (Path(workflow.basedir) / "workflow" / "rules" / f"{_paper}.smk").exists():
+
+        include: f"workflow/rules/{_paper}.smk"
+
+
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets(),

@@ -1,0 +1,49 @@
+# Shared helpers: config validation, target registry, path helpers.
+# Rule files call these; nothing here runs a job.
+import os
+from pathlib import Path
+
+from scalable_bayes.config import ConfigError, validate_config
+
+PAPERS = ["vmf", "sgnht", "sggmc", "scir", "esca"]
+
+try:
+    config = validate_config(config, Path(workflow.basedir) / "workflow" / "schemas")
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
+
+# Mirror of the raw data: environment variable wins over config (CI sets it to ../shared/data).
+DATA_MIRROR = os.environ.get("SCALABLE_BAYES_MIRROR") or config["data"]["mirror"]
+if DATA_MIRROR:
+    DATA_MIRROR = str(Path(DATA_MIRROR).expanduser().resolve())
+
+PROFILE = config["profile"]
+
+# paper -> function returning the list of its figure/table/claim files for the active config
+PAPER_TARGETS = {}
+
+
+def is_active(paper):
+    return bool(config.get(paper, {}).get("activate", False))
+
+
+def paper_targets(paper):
+    if not is_active(paper) or paper not in PAPER_TARGETS:
+        return []
+    return list(PAPER_TARGETS[paper]())
+
+
+def claim_targets():
+    """Every claim file the active config produces (data claims + each active paper's)."""
+    out = list(PAPER_TARGETS["data"]()) if "data" in PAPER_TARGETS else []
+    for paper in PAPERS:
+        out += paper_targets(paper)
+    return sorted({p for p in out if "/claims/" in p and p.endswith(".json")})
+
+
+def all_targets():
+    out = list(PAPER_TARGETS["data"]()) if "data" in PAPER_TARGETS else []
+    for paper in PAPERS:
+        out += paper_targets(paper)
+    out += ["results/claims.md"]
+    return out
