@@ -40,18 +40,22 @@ def load_schema_registry(schema_dir: str | Path):
     return root, registry
 
 
-def _fill_defaults(instance: Any, schema: dict, registry) -> None:
+def _fill_defaults(instance: Any, schema: dict, resolver) -> None:
     """Insert ``default`` values of (possibly $ref'd) object schemas into ``instance`` in place."""
     if "$ref" in schema:
-        schema = registry.resolver().lookup(schema["$ref"]).contents
+        resolved = resolver.lookup(schema["$ref"])
+        schema, resolver = resolved.contents, resolved.resolver
     if not isinstance(instance, dict) or schema.get("type") != "object":
         return
     for key, sub in schema.get("properties", {}).items():
-        resolved = registry.resolver().lookup(sub["$ref"]).contents if "$ref" in sub else sub
-        if key not in instance and "default" in resolved:
-            instance[key] = copy.deepcopy(resolved["default"])
+        sub_resolver = resolver
+        if "$ref" in sub:
+            resolved = resolver.lookup(sub["$ref"])
+            sub, sub_resolver = resolved.contents, resolved.resolver
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
         if key in instance:
-            _fill_defaults(instance[key], resolved, registry)
+            _fill_defaults(instance[key], sub, sub_resolver)
 
 
 def validate_config(config: dict, schema_dir: str | Path) -> dict:
@@ -66,7 +70,7 @@ def validate_config(config: dict, schema_dir: str | Path) -> dict:
 
     root, registry = load_schema_registry(schema_dir)
     config = copy.deepcopy(config) if config is not None else {}
-    _fill_defaults(config, root, registry)
+    _fill_defaults(config, root, registry.resolver(base_uri="config.schema.yaml"))
     validator = Draft202012Validator(root, registry=registry)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     if errors:

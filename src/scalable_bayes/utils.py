@@ -78,11 +78,15 @@ def save_table(df, path: str | os.PathLike) -> None:
 def dataframe_to_markdown(df, floatfmt: str = ".4g") -> str:
     """Render a DataFrame as a GitHub markdown table without the optional 'tabulate' dependency."""
     def fmt(v: Any) -> str:
+        if v is None or v is pd.NA:
+            return ""
         if isinstance(v, (float, np.floating)):
             if np.isnan(v):
                 return ""
             return format(float(v), floatfmt)
         return str(v).replace("|", "\\|").replace("\n", " ")
+
+    import pandas as pd
 
     cols = [str(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]

@@ -1,0 +1,166 @@
+# Data: fetch (local mirror first, then the upstream URL) -> data/raw/<source>/,
+# raw -> data/processed/<corpus>/ (bag of words, tf-idf, splits), and the dataset table.
+from scalable_bayes.corpora.build import CORPORA
+from scalable_bayes.corpora.sources import SOURCES
+
+TFIDF_CORPORA = sorted(n for n, s in CORPORA.items() if s.has_tfidf)
+COUNT_CORPORA = sorted(n for n, s in CORPORA.items() if not s.has_tfidf)
+
+
+wildcard_constraints:
+    source="|".join(sorted(SOURCES)),
+
+
+def corpus_raw_dirs(wildcards):
+    """The extracted raw source directories a corpus is built from."""
+    return {s: f"data/raw/{s}" for s in CORPORA[wildcards.corpus].sources}
+
+
+def corpus_settings(wildcards):
+    settings = dict(config["data"]["corpora"].get(wildcards.corpus, {}))
+    settings["seed"] = config["data"]["seed"]
+    return settings
+
+
+def corpus_files(name):
+    """Files of processed corpus ``name`` (what a paper rule lists as input)."""
+    files = [f"data/processed/{name}/{f}" for f in ("counts.npz", "vocab.txt", "docs.parquet", "meta.json")]
+    if CORPORA[name].has_tfidf:
+        files.append(f"data/processed/{name}/tfidf.npz")
+    return files
+
+
+rule fetch_source:
+    output:
+        directory("data/raw/{source}"),
+    params:
+        mirror=DATA_MIRROR,
+        urls=config["data"]["urls"],
+        retries=config["data"]["retries"],
+        timeout=config["data"]["timeout_s"],
+    log:
+        "logs/data/fetch_source/{source}.log",
+    benchmark:
+        "benchmarks/data/fetch_source/{source}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    message:
+        "fetching and verifying raw data set {wildcards.source}"
+    script:
+        "../scripts/fetch_source.py"
+
+
+rule build_corpus_tfidf:
+    input:
+        unpack(corpus_raw_dirs),
+    output:
+        counts="data/processed/{corpus}/counts.npz",
+        tfidf="data/processed/{corpus}/tfidf.npz",
+        vocab="data/processed/{corpus}/vocab.txt",
+        docs="data/processed/{corpus}/docs.parquet",
+        meta="data/processed/{corpus}/meta.json",
+    wildcard_constraints:
+        corpus="|".join(TFIDF_CORPORA),
+    params:
+        settings=corpus_settings,
+    log:
+        "logs/data/build_corpus/{corpus}.log",
+    benchmark:
+        "benchmarks/data/build_corpus/{corpus}.tsv"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=30,
+    message:
+        "building corpus {wildcards.corpus} (bag of words + tf-idf)"
+    script:
+        "../scripts/build_corpus.py"
+
+
+rule build_corpus_counts:
+    input:
+        unpack(corpus_raw_dirs),
+    output:
+        counts="data/processed/{corpus}/counts.npz",
+        vocab="data/processed/{corpus}/vocab.txt",
+        docs="data/processed/{corpus}/docs.parquet",
+        meta="data/processed/{corpus}/meta.json",
+    wildcard_constraints:
+        corpus="|".join(COUNT_CORPORA),
+    params:
+        settings=corpus_settings,
+    log:
+        "logs/data/build_corpus/{corpus}.log",
+    benchmark:
+        "benchmarks/data/build_corpus/{corpus}.tsv"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=30,
+    message:
+        "building corpus {wildcards.corpus} (bag of words)"
+    script:
+        "../scripts/build_corpus.py"
+
+
+rule build_movielens:
+    input:
+        movielens_100k="data/raw/movielens_100k",
+    output:
+        "data/processed/movielens/ratings.parquet",
+    log:
+        "logs/data/build_movielens.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/build_nontext.py"
+
+
+rule build_mnist:
+    input:
+        mnist="data/raw/mnist",
+    output:
+        "data/processed/mnist/mnist.npz",
+    log:
+        "logs/data/build_mnist.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/build_nontext.py"
+
+
+rule dataset_table:
+    input:
+        meta=expand("data/processed/{corpus}/meta.json", corpus=config["data"]["table"]),
+    output:
+        csv=report(
+            "results/tables/datasets.csv",
+            caption="../report/datasets.rst",
+            category="data",
+        ),
+        md="results/tables/datasets.md",
+        claim="results/data/claims/DATA-Tab.json",
+    params:
+        profile=PROFILE,
+    log:
+        "logs/data/dataset_table.log",
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    script:
+        "../scripts/dataset_table.py"
+
+
+def data_targets():
+    return [
+        "results/tables/datasets.csv",
+        "results/tables/datasets.md",
+        "results/data/claims/DATA-Tab.json",
+    ]
+
+
+PAPER_TARGETS["data"] = data_targets
