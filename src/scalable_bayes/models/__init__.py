@@ -1,1 +1,20 @@
-"""scalable_bayes.models"""
+"""Targets for the SG-MCMC samplers (gradient of the stochastic potential U~)."""
+
+from .base import Model
+from .logistic import logistic_regression, synthetic_logistic_data
+from .toy import (
+    double_well,
+    double_well_density,
+    double_well_potential,
+    gaussian,
+    gaussian_known_variance,
+    gaussian_known_variance_posterior,
+    normal_gamma,
+    normal_gamma_posterior,
+)
+
+__all__ = [
+    "Model", "double_well", "double_well_density", "double_well_potential", "gaussian",
+    "gaussian_known_variance", "gaussian_known_variance_posterior", "normal_gamma",
+    "normal_gamma_posterior", "logistic_regression", "synthetic_logistic_data",
+]

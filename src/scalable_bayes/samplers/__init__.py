@@ -1,1 +1,30 @@
-"""scalable_bayes.samplers"""
+"""SG-MCMC samplers behind one interface (see :mod:`.base`) and one driver (:mod:`.driver`).
+
+>>> from scalable_bayes import samplers, models
+>>> alg = samplers.sgnht(A=1.0)
+>>> res = samplers.run_chain(alg, models.gaussian_known_variance(x), [0.0], seed=0,
+...                          n_steps=10_000, step_size=0.01, batch_size=10)
+"""
+
+from .base import (
+    SAMPLERS,
+    DivergenceError,
+    SamplingAlgorithm,
+    SGInfo,
+    SGState,
+    make_sampler,
+    sghmc,
+    sghmc_reformulated,
+    sgld,
+    sgnht,
+    sgnht_matrix,
+    sgnht_reformulated,
+)
+from .driver import ChainResult, run_chain
+from .rng import make_key
+
+__all__ = [
+    "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult",
+    "make_sampler", "make_key", "run_chain", "sgld", "sghmc", "sgnht", "sghmc_reformulated",
+    "sgnht_reformulated", "sgnht_matrix",
+]

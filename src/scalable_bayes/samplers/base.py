@@ -1,0 +1,231 @@
+"""One interface for every SG-MCMC sampler (after blackjax).
+
+A sampler is a :class:`SamplingAlgorithm`: ``init(position, rng, step_size=None) -> SGState`` and
+``build_kernel(model) -> step`` with ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)``.
+Behind both sits one Numba *step kernel* with the common signature documented in
+:mod:`.kernels`; the compiled chunk driver (:mod:`.driver`) calls the same kernel inside a jitted
+loop, so the Python step and the compiled chain draw exactly the same numbers.
+
+State layout (shared by the Euclidean, sphere and simplex samplers):
+
+* ``position``   float64 (n,)  -- theta (on the sphere: a unit vector; on the simplex: the
+  expanded/gamma variables).
+* ``momentum``   float64 (n,)  -- p (u = p h in the reformulated samplers; tangent to the sphere
+  for geodesic samplers; length 0 for first-order samplers on which it is unused).
+* ``thermostat`` float64 (m,)  -- xi (m = 1), Xi plus scratch (m = n^2 + n), or length 1 holding
+  the friction for fixed-friction samplers.
+
+Manifold hooks: a model may declare ``reflect`` (per-coordinate mirror boundary at 0, used for
+positive parameters such as a precision; the mirrored-gamma SGRLD uses the same hook), and a
+sampler carries its geometry inside its step kernel (geodesic flow and tangent projection are
+kernels of :mod:`scalable_bayes.manifolds`), so the driver never needs to know the manifold.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from . import kernels
+from .rng import as_key, fill_normal
+
+
+class SGState(NamedTuple):
+    """Sampler state; all arrays float64 and owned by the state."""
+
+    position: np.ndarray
+    momentum: np.ndarray
+    thermostat: np.ndarray
+
+
+class SGInfo(NamedTuple):
+    """Per-step diagnostics: kinetic energy per dimension p'p/2n (target 0.5; NaN for SGLD),
+    thermostat value (xi, alpha, mean diag of Xi, or the fixed friction), gradient norm."""
+
+    kinetic_energy: float
+    thermostat: float
+    grad_norm: float
+
+
+class DivergenceError(RuntimeError):
+    """A chain produced a non-finite gradient or position."""
+
+    def __init__(self, message, step=None, partial_path=None):
+        super().__init__(message)
+        self.step = step
+        self.partial_path = partial_path
+
+
+class SamplingAlgorithm(NamedTuple):
+    """A configured sampler: its name, Numba step kernel and constants.
+
+    ``momentum``: whether it carries a momentum; ``reformulated``: step size is eta (= h^2) and
+    the momentum is u = p h; ``thermostat_size(n)``: length of the thermostat array;
+    ``thermostat_init``: initial thermostat value (xi_0).
+    """
+
+    name: str
+    kernel: Callable
+    hyper: np.ndarray
+    momentum: bool = True
+    reformulated: bool = False
+    thermostat_kind: str = "scalar"  # "scalar" or "matrix"
+    thermostat_init: float = 0.0
+
+    # ---------------------------------------------------------------- interface
+    def init(self, position, rng, step_size=None) -> SGState:
+        """Initial state at ``position``: p ~ N(0, I) (u ~ N(0, eta I) if reformulated), xi = xi_0."""
+        x = np.array(position, dtype=np.float64, copy=True).reshape(-1)
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{self.name}: initial position has non-finite entries; pass a finite theta0")
+        n = x.shape[0]
+        key = as_key(rng)
+        if self.momentum:
+            p = np.empty(n)
+            fill_normal(key, p)
+            if self.reformulated:
+                if step_size is None:
+                    raise ValueError(f"{self.name}: init needs step_size (eta) to draw u ~ N(0, eta I)")
+                p *= math.sqrt(_check_step(step_size, self.name))
+        else:
+            p = np.zeros(0)
+        if self.thermostat_kind == "matrix":
+            xi = np.zeros(n * n + n)
+            xi[: n * n].reshape(n, n)[np.diag_indices(n)] = self.thermostat_init
+        else:
+            xi = np.array([self.thermostat_init], dtype=np.float64)
+        return SGState(x, p, xi)
+
+    def build_kernel(self, model):
+        """Return ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)`` for ``model``.
+
+        ``minibatch`` is an int64 index array into the model's data (ignored by models without
+        data, e.g. targets with injected gradient noise). ``rng`` is a key from
+        :func:`scalable_bayes.samplers.rng.make_key` (advanced in place) or an int seed.
+        """
+        kern = self.kernel
+        hyper = self.hyper
+        name = self.name
+
+        def step(rng, state: SGState, minibatch, step_size):
+            h = _check_step(step_size, name)
+            key = as_key(rng)
+            x = state.position.copy()
+            p = state.momentum.copy()
+            xi = state.thermostat.copy()
+            idx = np.ascontiguousarray(minibatch if minibatch is not None else np.zeros(0, np.int64), dtype=np.int64)
+            g = model.gradient(x, idx, key)
+            with np.errstate(over="ignore", invalid="ignore"):
+                gn = float(np.sqrt(np.dot(g, g)))
+            if not np.isfinite(gn):
+                raise DivergenceError(
+                    f"{name}: non-finite gradient of model {model.name!r}; likely cause: step size {h:g} too large "
+                    f"(the chain left the region where the potential is finite). Reduce step_size."
+                )
+            ke, th = kern(x, p, xi, g, key, h, hyper)
+            if model.reflect is not None:
+                _reflect(x, p, model.reflect)
+            if not np.all(np.isfinite(x)):
+                raise DivergenceError(
+                    f"{name}: non-finite position for model {model.name!r}; likely cause: step size {h:g} too large. "
+                    f"Reduce step_size."
+                )
+            return SGState(x, p, xi), SGInfo(float(ke), float(th), gn)
+
+        return step
+
+
+def _reflect(x, p, mask):
+    neg = (mask != 0) & (x < 0)
+    if np.any(neg):
+        x[neg] = -x[neg]
+        if p.shape[0]:
+            p[neg] = -p[neg]
+
+
+def _check_step(step_size, name):
+    h = float(step_size)
+    if not (np.isfinite(h) and h > 0):
+        raise ValueError(f"{name}: step size must be a positive finite number, got {step_size!r}")
+    return h
+
+
+def _nonneg(v, what, name):
+    v = float(v)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"{name}: {what} must be finite and >= 0, got {v!r}")
+    return v
+
+
+# -------------------------------------------------------------------- sampler factories
+def sgld() -> SamplingAlgorithm:
+    """Stochastic gradient Langevin dynamics [A13], SCIR convention: theta <- theta - h grad U~ + sqrt(2h) N."""
+    return SamplingAlgorithm("SGLD", kernels.sgld_step, np.zeros(0), momentum=False, thermostat_init=0.0)
+
+
+def sghmc(A: float = 1.0, B_hat: float = 0.0) -> SamplingAlgorithm:
+    """SGHMC [A14], Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat)."""
+    A = _nonneg(A, "friction A", "SGHMC")
+    B_hat = _nonneg(B_hat, "noise estimate B_hat", "SGHMC")
+    if B_hat > A:
+        raise ValueError(f"SGHMC: B_hat={B_hat} exceeds A={A}; the injected noise variance 2(A - B_hat)h would be negative. Use A >= B_hat.")
+    return SamplingAlgorithm("SGHMC", kernels.sghmc_step, np.array([A, B_hat]), thermostat_init=A)
+
+
+def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> SamplingAlgorithm:
+    """SGNHT, Algorithm 1 [A15]: injected-noise level ``A`` (xi_0 = A unless ``xi0`` given).
+
+    ``fixed_xi=True`` removes the thermostat update (the fixed-friction chains of SGNHT Fig. 1).
+    """
+    A = _nonneg(A, "diffusion A", "SGNHT")
+    x0 = A if xi0 is None else float(xi0)
+    if not np.isfinite(x0):
+        raise ValueError(f"SGNHT: xi0 must be finite, got {xi0!r}")
+    name = "SGNHT" if not fixed_xi else f"fixed-xi({x0:g})"
+    return SamplingAlgorithm(name, kernels.sgnht_step, np.array([A, 1.0 if fixed_xi else 0.0]), thermostat_init=x0)
+
+
+def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm:
+    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta [A14]."""
+    a = _nonneg(a, "friction a", "SGHMC")
+    b_hat = _nonneg(b_hat, "noise estimate b_hat", "SGHMC")
+    if b_hat > a:
+        raise ValueError(f"SGHMC: b_hat={b_hat} exceeds a={a}; use a >= b_hat.")
+    return SamplingAlgorithm("SGHMC", kernels.sghmc_reform_step, np.array([a, b_hat]), reformulated=True, thermostat_init=a)
+
+
+def sgnht_reformulated(a: float = 0.01) -> SamplingAlgorithm:
+    """SGNHT, Algorithm 2 [A16] (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a."""
+    a = _nonneg(a, "diffusion a", "SGNHT")
+    return SamplingAlgorithm("SGNHT", kernels.sgnht_reform_step, np.array([a]), reformulated=True, thermostat_init=a)
+
+
+def sgnht_matrix(A: float = 1.0, mu: float = 1.0, xi0: float | None = None) -> SamplingAlgorithm:
+    """General SGNHT with a matrix thermostat Xi, SGNHT eq. (11): dXi = (p p' - I)/mu dt; Xi_0 = xi0 I (default A I)."""
+    A = _nonneg(A, "diffusion A", "SGNHT-matrix")
+    mu = float(mu)
+    if not (np.isfinite(mu) and mu > 0):
+        raise ValueError(f"SGNHT-matrix: thermostat mass mu must be > 0, got {mu!r}")
+    return SamplingAlgorithm(
+        "SGNHT-matrix", kernels.sgnht_matrix_step, np.array([A, mu]), thermostat_kind="matrix",
+        thermostat_init=A if xi0 is None else float(xi0),
+    )
+
+
+SAMPLERS = {
+    "sgld": sgld,
+    "sghmc": sghmc,
+    "sgnht": sgnht,
+    "sghmc_reformulated": sghmc_reformulated,
+    "sgnht_reformulated": sgnht_reformulated,
+    "sgnht_matrix": sgnht_matrix,
+}
+
+
+def make_sampler(name: str, **params) -> SamplingAlgorithm:
+    """Build a sampler by its registry name (see ``SAMPLERS``)."""
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}; choose one of {sorted(SAMPLERS)}")
+    return SAMPLERS[name](**params)

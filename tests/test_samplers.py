@@ -1,0 +1,290 @@
+"""SG-MCMC samplers: kernels vs naive references, statistical tests, thermostat claims, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import naive_samplers as naive
+from scalable_bayes import models, samplers
+from scalable_bayes.evaluation import mcmc
+from scalable_bayes.models.base import Model
+from scalable_bayes.samplers import kernels
+from scalable_bayes.samplers.rng import fill_normal, make_key, partial_shuffle, uniform, uniform_int
+
+# ------------------------------------------------------------------ (a) kernels vs naive
+
+
+def test_rng_matches_naive_and_is_keyed():
+    key = make_key(7, 3)
+    ref = naive.NaiveRNG(key.copy())
+    for _ in range(50):
+        assert uniform(key) == ref.uniform()
+    out = np.empty(7)  # odd length exercises the unpaired tail
+    fill_normal(key, out)
+    np.testing.assert_array_equal(out, ref.normals(7))
+    assert uniform_int(key, 13) == ref.uniform_int(13)
+    assert not np.array_equal(make_key(7, 3), make_key(7, 4))
+    np.testing.assert_array_equal(make_key(7, 3), make_key(7, 3))
+
+
+def test_rng_normal_moments():
+    key = make_key(1)
+    z = np.empty(200_000)
+    fill_normal(key, z)
+    assert abs(z.mean()) < 5 / np.sqrt(z.size)
+    assert abs(z.var() - 1) < 5 * np.sqrt(2 / z.size)
+
+
+def test_partial_shuffle_is_a_subset_without_replacement():
+    key = make_key(3)
+    perm = np.arange(20, dtype=np.int64)
+    ref = naive.NaiveRNG(key.copy())
+    rp = list(range(20))
+    for _ in range(30):
+        partial_shuffle(key, perm, 6)
+        for i in range(6):
+            j = i + ref.uniform_int(20 - i)
+            rp[i], rp[j] = rp[j], rp[i]
+        assert list(perm) == rp
+        assert len(set(perm[:6])) == 6
+    assert sorted(perm) == list(range(20))
+    partial_shuffle(key, perm, 20)  # full batch edge case
+    assert sorted(perm) == list(range(20))
+
+
+@pytest.mark.parametrize("n", [1, 4, 5])
+def test_kernels_match_naive(n):
+    rng0 = np.random.default_rng(n)
+    h, A, bhat, mu = 0.05, 1.3, 0.4, 2.0
+    for name in ["sgld", "sghmc", "sgnht", "sgnht_fixed", "sghmc_reform", "sgnht_reform", "sgnht_matrix"]:
+        x = rng0.standard_normal(n)
+        p = rng0.standard_normal(n)
+        key = make_key(11)
+        ref = naive.NaiveRNG(key.copy())
+        xr, pr = x.copy(), p.copy()
+        if name == "sgnht_matrix":
+            xi = np.zeros(n * n + n)
+            Xi = rng0.standard_normal((n, n)) * 0.1
+            xi[: n * n] = Xi.ravel()
+            Xir = Xi.copy()
+        else:
+            xi = np.array([0.7])
+            xir = 0.7
+        for _ in range(5):
+            g = rng0.standard_normal(n)
+            if name == "sgld":
+                kernels.sgld_step(x, p, xi, g, key, h, np.zeros(0))
+                xr = naive.sgld(xr, g, ref, h)
+            elif name == "sghmc":
+                ke, _ = kernels.sghmc_step(x, p, xi, g, key, h, np.array([A, bhat]))
+                xr, pr = naive.sghmc(xr, pr, g, ref, h, A, bhat)
+                assert ke == pytest.approx(pr @ pr / (2 * n))
+            elif name in ("sgnht", "sgnht_fixed"):
+                fixed = name == "sgnht_fixed"
+                ke, th = kernels.sgnht_step(x, p, xi, g, key, h, np.array([A, float(fixed)]))
+                xr, pr, xir = naive.sgnht(xr, pr, xir, g, ref, h, A, fixed)
+                assert th == pytest.approx(xir)
+            elif name == "sghmc_reform":
+                kernels.sghmc_reform_step(x, p, xi, g, key, h, np.array([A * h, bhat * h]))
+                xr, pr = naive.sghmc_reform(xr, pr, g, ref, h, A * h, bhat * h)
+            elif name == "sgnht_reform":
+                ke, th = kernels.sgnht_reform_step(x, p, xi, g, key, h, np.array([A * h]))
+                xr, pr, xir = naive.sgnht_reform(xr, pr, xir, g, ref, h, A * h)
+                assert th == pytest.approx(xir)
+                assert ke == pytest.approx(pr @ pr / (2 * n * h))
+            else:
+                _, th = kernels.sgnht_matrix_step(x, p, xi, g, key, h, np.array([A, mu]))
+                xr, pr, Xir = naive.sgnht_matrix(xr, pr, Xir, g, ref, h, A, mu)
+                np.testing.assert_allclose(xi[: n * n], Xir.ravel(), rtol=1e-12, atol=1e-14)
+                assert th == pytest.approx(np.trace(Xir) / n)
+            np.testing.assert_allclose(x, xr, rtol=1e-12, atol=1e-14, err_msg=name)
+            if name != "sgld":
+                np.testing.assert_allclose(p, pr, rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+def test_model_gradients_match_naive():
+    rng = np.random.default_rng(0)
+    X, y, _ = models.synthetic_logistic_data(500, 7, 1)
+    m = models.logistic_regression(X, y, prior_var=2.0)
+    theta = rng.standard_normal(7)
+    idx = rng.choice(500, 37, replace=False).astype(np.int64)
+    ref = naive.logreg_grad(theta, X.astype(np.float32), y, idx, 2.0)
+    np.testing.assert_allclose(m.gradient(theta, idx, make_key(0)), ref, rtol=1e-5, atol=1e-6)
+    xs = rng.standard_normal(50)
+    ng = models.normal_gamma(xs)
+    idx = np.arange(10, dtype=np.int64)
+    np.testing.assert_allclose(ng.gradient(np.array([0.3, 1.7]), idx, make_key(0)),
+                               naive.normal_gamma_grad(0.3, 1.7, xs, idx), rtol=1e-12)
+    kv = models.gaussian_known_variance(xs)
+    assert kv.gradient(np.array([0.2]), idx, make_key(0))[0] == pytest.approx(50 * 0.2 - 5 * xs[:10].sum())
+    dw = models.double_well(B=0.0, h=0.01)
+    for t in [-3.0, -0.5, 0.0, 2.2]:
+        assert dw.gradient(np.array([t]), idx, make_key(0))[0] == pytest.approx(naive.double_well_grad(t), rel=1e-6)
+
+
+def test_double_well_density_normalised():
+    grid = np.linspace(-8, 8, 40001)
+    assert np.trapezoid(models.double_well_density(grid), grid) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_python_step_equals_compiled_chain_and_is_reproducible():
+    xs = np.random.default_rng(0).standard_normal(100)
+    m = models.normal_gamma(xs)
+    m_py = Model("ng_py", 2, 100, grad_py=lambda x, idx, key: m.gradient(x, idx, key), reflect=[0, 1])
+    alg = samplers.sgnht(A=1.0)
+    a = samplers.run_chain(alg, m, [0.0, 1.0], seed=5, n_steps=3000, step_size=0.01, batch_size=10, burnin=100, thin=3)
+    b = samplers.run_chain(alg, m_py, [0.0, 1.0], seed=5, n_steps=3000, step_size=0.01, batch_size=10, burnin=100,
+                           thin=3, checkpoint_every=700)
+    c = samplers.run_chain(alg, m, [0.0, 1.0], seed=5, n_steps=3000, step_size=0.01, batch_size=10, burnin=100, thin=3,
+                           checkpoint_every=1234)
+    np.testing.assert_array_equal(a.samples, b.samples)
+    np.testing.assert_array_equal(a.samples, c.samples)
+    np.testing.assert_array_equal(a.thermostat, b.thermostat)
+    assert a.samples.shape == (967, 2) and a.sample_steps[0] == 100 and a.sample_steps[1] == 103
+    assert np.all(a.samples[:, 1] > 0)  # reflecting boundary keeps gamma positive
+    # the functional step API: same numbers as the driver's first step
+    key = make_key(5, 0)
+    st = alg.init([0.0, 1.0], key, step_size=0.01)
+    step = alg.build_kernel(m)
+    perm = np.arange(100, dtype=np.int64)
+    partial_shuffle(key, perm, 10)
+    st2, info = step(key, st, perm[:10], 0.01)
+    assert info.kinetic_energy == pytest.approx(a.kinetic_energy[0])
+    assert info.thermostat == pytest.approx(a.thermostat[0])
+    assert st.position[0] == 0.0  # functional: the input state is not modified
+    d = samplers.run_chain(alg, m, [0.0, 1.0], seed=6, n_steps=3000, step_size=0.01, batch_size=10)
+    assert not np.array_equal(a.kinetic_energy, d.kinetic_energy)
+
+
+# ------------------------------------------------------------------ (b) statistical tests
+
+COV5 = None
+
+
+def _cov5():
+    rng = np.random.default_rng(42)
+    Q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    return Q @ np.diag([0.5, 0.8, 1.0, 1.5, 2.0]) @ Q.T
+
+
+SAMPLER_CASES = [
+    ("SGLD", lambda: samplers.sgld(), 0.005, 1),
+    ("SGHMC", lambda: samplers.sghmc(A=1.0), 0.01, 1),
+    ("SGNHT", lambda: samplers.sgnht(A=1.0), 0.01, 1),
+    ("SGHMC-reform", lambda: samplers.sghmc_reformulated(a=0.01), 1e-4, 1),
+    ("SGNHT-reform", lambda: samplers.sgnht_reformulated(a=0.01), 1e-4, 1),
+    ("SGNHT-matrix", lambda: samplers.sgnht_matrix(A=1.0, mu=1.0), 0.01, 1),
+]
+
+
+def _chains(alg, model, x0, h, n_steps, n_chains=4, burnin=5000, thin=5):
+    out = []
+    for c in range(n_chains):
+        r = samplers.run_chain(alg, model, x0, seed=123, chain=c, n_steps=n_steps, step_size=h, burnin=burnin, thin=thin)
+        out.append(r.samples)
+    return np.stack(out)  # (chains, draws, dim)
+
+
+@pytest.mark.parametrize("label,make,h,_", SAMPLER_CASES, ids=[c[0] for c in SAMPLER_CASES])
+def test_mcse_gaussian_1d(label, make, h, _):
+    model = models.gaussian([1.0], [[2.0]])
+    d = _chains(make(), model, [0.0], h, 150_000)[:, :, 0]
+    z_mean = mcmc.mcse_z(d, 1.0)
+    z_var = mcmc.mcse_z(d, 2.0, func=lambda v: (v - 1.0) ** 2)
+    assert abs(z_mean) < 4.5, (label, z_mean)
+    assert abs(z_var) < 4.5, (label, z_var, ((d - 1) ** 2).mean())
+
+
+@pytest.mark.parametrize("label,make,h,_", SAMPLER_CASES, ids=[c[0] for c in SAMPLER_CASES])
+def test_mcse_gaussian_correlated_5d(label, make, h, _):
+    cov = _cov5()
+    mean = np.array([1.0, -1.0, 0.5, 0.0, 2.0])
+    model = models.gaussian(mean, cov)
+    d = _chains(make(), model, np.zeros(5), h, 150_000)
+    for i in range(5):
+        z = mcmc.mcse_z(d[:, :, i], mean[i])
+        assert abs(z) < 4.5, (label, i, z)
+        z = mcmc.mcse_z(d[:, :, i], cov[i, i], func=lambda v, m=mean[i]: (v - m) ** 2)
+        assert abs(z) < 4.5, (label, "var", i, z)
+    z = mcmc.mcse_z(d[:, :, 0] * 0 + (d[:, :, 0] - mean[0]) * (d[:, :, 4] - mean[4]), cov[0, 4])
+    assert abs(z) < 4.5, (label, "cov04", z)
+
+
+def test_sgnht_thermostat_absorbs_injected_noise():
+    """Paper claim (Sec. 3-4): with unknown gradient noise B, xi -> A + B and mean KE -> 1/2; samples stay correct."""
+    h, B = 0.01, 1.0
+    sd = np.sqrt(2 * B / h)
+    model = models.gaussian(np.zeros(5), _cov5(), grad_noise_sd=sd)
+    res = [samplers.run_chain(samplers.sgnht(A=0.0, xi0=0.0), model, np.zeros(5), seed=9, chain=c,
+                              n_steps=200_000, step_size=h, burnin=20_000, thin=5) for c in range(4)]
+    ke = np.array([r.kinetic_energy[20_000:] for r in res])
+    xi = np.array([r.thermostat[20_000:] for r in res])
+    assert abs(ke.mean() - 0.5) < 0.02, ke.mean()
+    assert abs(xi.mean() - B) < 0.1, xi.mean()
+    d = np.stack([r.samples for r in res])
+    cov = _cov5()
+    for i in range(5):
+        assert abs(mcmc.mcse_z(d[:, :, i], cov[i, i], func=lambda v: v**2)) < 4.5
+
+
+def test_sghmc_wrong_bhat_is_biased_and_right_bhat_is_not():
+    """SGHMC with B_hat = 0 under injected noise B = 1 samples at temperature (A + B)/A = 2: variance doubles."""
+    h, B = 0.01, 1.0
+    model = models.gaussian([0.0], [[1.0]], grad_noise_sd=np.sqrt(2 * B / h))
+    wrong = _chains(samplers.sghmc(A=1.0, B_hat=0.0), model, [0.0], h, 150_000)[:, :, 0]
+    right = _chains(samplers.sghmc(A=2.0, B_hat=1.0), model, [0.0], h, 150_000)[:, :, 0]
+    z_wrong = mcmc.mcse_z(wrong, 1.0, func=lambda v: v**2)
+    z_right = mcmc.mcse_z(right, 1.0, func=lambda v: v**2)
+    assert z_wrong > 8, z_wrong
+    assert abs((wrong**2).mean() - 2.0) < 0.25
+    assert abs(z_right) < 4.5, z_right
+
+
+def test_fixed_friction_too_large_lowers_kinetic_energy():
+    """Fig. 1 mechanism: fixed xi = 10 > B starves the kinetic energy, xi = 0.1 < B overheats it."""
+    model = models.double_well(B=1.0, h=0.01)
+    ke = {}
+    for xi in [0.1, 1.0, 10.0]:
+        r = samplers.run_chain(samplers.sgnht(A=0.0, xi0=xi, fixed_xi=True), model, [0.0], seed=0,
+                               n_steps=200_000, step_size=0.01)
+        ke[xi] = r.kinetic_energy[10_000:].mean()
+    assert abs(ke[1.0] - 0.5) < 0.05
+    assert ke[10.0] < 0.2 and ke[0.1] > 1.0
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_invalid_hyperparameters_rejected():
+    with pytest.raises(ValueError, match="A"):
+        samplers.sgnht(A=-1.0)
+    with pytest.raises(ValueError, match="B_hat"):
+        samplers.sghmc(A=0.5, B_hat=1.0)
+    with pytest.raises(ValueError, match="mu"):
+        samplers.sgnht_matrix(mu=0.0)
+    m = models.gaussian_known_variance(np.zeros(10))
+    with pytest.raises(ValueError, match="step size"):
+        samplers.run_chain(samplers.sgld(), m, [0.0], seed=0, n_steps=10, step_size=-0.1, batch_size=5)
+    with pytest.raises(ValueError, match="minibatch size 11"):
+        samplers.run_chain(samplers.sgld(), m, [0.0], seed=0, n_steps=10, step_size=0.1, batch_size=11)
+    with pytest.raises(ValueError, match="burnin"):
+        samplers.run_chain(samplers.sgld(), m, [0.0], seed=0, n_steps=10, step_size=0.1, burnin=10)
+    with pytest.raises(ValueError, match="unknown sampler"):
+        samplers.make_sampler("hmc")
+
+
+def test_divergence_names_step_sampler_and_saves_partial(tmp_path):
+    model = models.gaussian([0.0], [[1e-4]])  # stiff target: h = 0.1 explodes
+    path = tmp_path / "partial.npz"
+    with pytest.raises(samplers.DivergenceError, match=r"SGHMC diverged at step \d+.*step size 0.1 too large") as exc:
+        samplers.run_chain(samplers.sghmc(A=0.1), model, [1.0], seed=0, n_steps=100_000, step_size=0.1,
+                           checkpoint_every=10, partial_path=path)
+    assert exc.value.step > 10
+    saved = np.load(path)
+    assert saved["samples"].shape[0] > 0 and np.all(np.isfinite(saved["samples"]))
+    # the Python-step API raises the same error class
+    alg = samplers.sghmc(A=0.1)
+    st = alg.init([1e300], 0)
+    with pytest.raises(samplers.DivergenceError, match="non-finite"):
+        alg.build_kernel(model)(make_key(0), st, None, 0.1)
