@@ -1,0 +1,443 @@
+"""ESCA, CollapsedGibbs and CVB0 estimators: functional cores plus thin scikit-learn-style classes.
+
+All three share the constructor ``(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads,
+seed)`` (further options keyword-only), ``fit(X, X_heldout=None)`` on a CSR document-term count
+matrix, ``components_`` (K x V: W_kv + beta), ``transform`` (Gibbs fold-in with the topics fixed)
+and ``history_`` (one dict per recorded iteration: iteration, cumulative fit wall time excluding
+evaluation, tokens processed, held-out per-word log-likelihood by document completion).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from typing import Callable, Sequence
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from . import _kernels as kern
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ESCA", "CollapsedGibbs", "CVB0", "check_corpus", "CorpusArrays"]
+
+
+# ----------------------------------------------------------------------------------------------
+# input validation and corpus arrays
+# ----------------------------------------------------------------------------------------------
+
+
+class CorpusArrays:
+    """CSR arrays of the non-empty training documents (int64 indptr, int32 indices/counts)."""
+
+    def __init__(self, X: sp.csr_matrix):
+        self.indptr = X.indptr.astype(np.int64)
+        self.indices = X.indices.astype(np.int32)
+        self.cnt = X.data.astype(np.int32)
+        self.n_docs, self.n_words = X.shape
+        self.doc_len = np.diff(np.concatenate([[0], np.cumsum(self.cnt, dtype=np.int64)])[self.indptr])
+        self.n_tokens = int(self.cnt.sum(dtype=np.int64))
+
+    def chunks(self, n_chunks: int) -> np.ndarray:
+        """Document boundaries of ``n_chunks`` contiguous chunks with about equal token counts."""
+        n_chunks = max(1, min(n_chunks, self.n_docs))
+        cum = np.cumsum(self.doc_len)
+        targets = cum[-1] * np.arange(1, n_chunks) / n_chunks
+        cuts = np.searchsorted(cum, targets, side="left") + 1
+        b = np.concatenate([[0], cuts, [self.n_docs]]).astype(np.int64)
+        return np.maximum.accumulate(b)
+
+
+def _check_params(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads):
+    if int(n_topics) != n_topics or n_topics < 2:
+        raise ValueError(f"n_topics (K) must be an integer >= 2, got {n_topics!r}")
+    if not np.isfinite(doc_topic_prior) or doc_topic_prior <= 0:
+        raise ValueError(f"doc_topic_prior (alpha) must be > 0, got {doc_topic_prior!r}; the paper uses 50/K")
+    if not np.isfinite(topic_word_prior) or topic_word_prior <= 0:
+        raise ValueError(f"topic_word_prior (beta) must be > 0, got {topic_word_prior!r}; the paper uses 0.1")
+    if int(n_iter) != n_iter or n_iter < 0:
+        raise ValueError(f"n_iter must be a non-negative integer, got {n_iter!r}")
+    if n_threads is not None and (int(n_threads) != n_threads or n_threads < 1):
+        raise ValueError(f"n_threads must be a positive integer or None, got {n_threads!r}")
+
+
+def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
+    """Validate a document-term count matrix and return it as canonical CSR (int32 counts).
+
+    Raises ``ValueError`` for negative or non-integer counts, a wrong number of columns (out-of-
+    vocabulary ids) or an empty corpus.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    else:
+        a = np.asarray(X)
+        if a.ndim != 2:
+            raise ValueError(f"{what} must be a 2-D document-term count matrix, got shape {a.shape}")
+        X = sp.csr_matrix(a)
+    X.sum_duplicates()
+    if X.nnz:
+        d = X.data
+        if not np.all(np.isfinite(d)) or d.min() < 0:
+            raise ValueError(f"{what} has negative or non-finite counts; pass raw token counts")
+        if not np.all(np.equal(np.mod(d, 1), 0)):
+            raise ValueError(f"{what} has non-integer counts (tf-idf?); LDA engines need raw token counts")
+        if d.max() > np.iinfo(np.int32).max:
+            raise ValueError(f"{what} has a count above 2^31-1")
+    X.eliminate_zeros()
+    if n_words is not None and X.shape[1] != n_words:
+        raise ValueError(
+            f"{what} has {X.shape[1]} columns but the model was fitted on {n_words} words; "
+            "map documents to the training vocabulary (drop out-of-vocabulary ids) before calling"
+        )
+    X = sp.csr_matrix((X.data.astype(np.int32), X.indices.astype(np.int32), X.indptr), shape=X.shape)
+    X.sort_indices()
+    return X
+
+
+def _drop_empty(X: sp.csr_matrix, name: str) -> tuple[sp.csr_matrix, np.ndarray]:
+    lens = np.asarray(X.sum(axis=1)).ravel()
+    keep = np.flatnonzero(lens > 0)
+    n_empty = X.shape[0] - keep.size
+    if n_empty:
+        logger.info("%s: skipped %d empty documents of %d", name, n_empty, X.shape[0])
+    if keep.size == 0:
+        raise ValueError("every document is empty; nothing to fit")
+    return (X[keep] if n_empty else X), keep
+
+
+@contextlib.contextmanager
+def numba_threads(n: int | None):
+    """Run the enclosed kernels with ``n`` Numba threads (None: leave the current setting)."""
+    if n is None:
+        yield numba.get_num_threads()
+        return
+    old = numba.get_num_threads()
+    n = min(int(n), numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(old)
+
+
+# ----------------------------------------------------------------------------------------------
+# base class
+# ----------------------------------------------------------------------------------------------
+
+
+class _LDABase:
+    _name = "lda"
+
+    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
+                 seed=0, *, evaluate_every=0, heldout_sweeps=20, callbacks: Sequence[Callable] = ()):
+        self.n_topics = n_topics
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.n_iter = n_iter
+        self.n_threads = n_threads
+        self.seed = seed
+        self.evaluate_every = evaluate_every
+        self.heldout_sweeps = heldout_sweeps
+        self.callbacks = callbacks
+
+    # --- helpers
+    @property
+    def _alpha(self) -> float:
+        return 50.0 / self.n_topics if self.doc_topic_prior is None else float(self.doc_topic_prior)
+
+    def _validate(self):
+        _check_params(self.n_topics, self._alpha, self.topic_word_prior, self.n_iter, self.n_threads)
+        if int(self.seed) != self.seed or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+
+    def _record(self, it, wall, n_tokens, X_heldout):
+        rec = {"method": self._name, "iteration": it, "wall_time": wall, "tokens": n_tokens * it}
+        if X_heldout is not None:
+            from ...evaluation import heldout as _ho
+
+            rec["heldout_ll"] = _ho.heldout_loglik(self._topic_counts(), X_heldout, self._alpha,
+                                                   n_sweeps=self.heldout_sweeps, seed=self.seed)
+        self.history_.append(rec)
+        for cb in self.callbacks:
+            cb(self, rec)
+        return rec
+
+    def _fit_loop(self, X, X_heldout):
+        self._validate()
+        X = check_corpus(X)
+        V = X.shape[1]
+        if X_heldout is not None:
+            X_heldout = check_corpus(X_heldout, V, what="X_heldout")
+        Xf, self.doc_index_ = _drop_empty(X, self._name)
+        self.n_empty_docs_ = X.shape[0] - Xf.shape[0]
+        self.n_features_in_ = V
+        C = CorpusArrays(Xf)
+        self.n_tokens_ = C.n_tokens
+        self.history_ = []
+        every = int(self.evaluate_every or 0)
+        with numba_threads(self.n_threads) as nt:
+            self.n_threads_ = nt
+            t0 = time.perf_counter()
+            self._init_state(C)
+            wall = time.perf_counter() - t0
+            if every:
+                self._record(0, wall, C.n_tokens, X_heldout)
+            for it in range(1, self.n_iter + 1):
+                t0 = time.perf_counter()
+                self._iterate(C, it)
+                wall += time.perf_counter() - t0
+                if every and (it % every == 0 or it == self.n_iter):
+                    rec = self._record(it, wall, C.n_tokens, X_heldout)
+                    logger.debug("%s it %d wall %.3fs %s", self._name, it, wall, rec.get("heldout_ll"))
+            self.fit_time_ = wall
+        self.n_iter_ = self.n_iter
+        self.components_ = self._topic_counts()
+        return self
+
+    def fit(self, X, y=None, *, X_heldout=None):
+        """Fit on X (CSR, documents x words, integer counts). ``X_heldout`` (same vocabulary):
+        test documents scored by document completion every ``evaluate_every`` iterations."""
+        return self._fit_loop(X, X_heldout)
+
+    @property
+    def topic_word_(self) -> np.ndarray:
+        """phi_kv = (W_kv + beta) / (T_k + V beta) (posterior-mean form, TARGETS [A24])."""
+        c = self.components_
+        return c / c.sum(axis=1, keepdims=True)
+
+    def transform(self, X, *, n_sweeps=None):
+        """Document-topic proportions theta (M, K) by Gibbs fold-in with the topics fixed."""
+        from ...evaluation import heldout as _ho
+
+        X = check_corpus(X, self.n_features_in_)
+        with numba_threads(self.n_threads):
+            return _ho.fold_in(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
+                               seed=self.seed)
+
+    def score_heldout(self, X, *, n_sweeps=None) -> float:
+        """Per-word held-out log-likelihood of X by document completion ([M2])."""
+        from ...evaluation import heldout as _ho
+
+        X = check_corpus(X, self.n_features_in_)
+        with numba_threads(self.n_threads):
+            return _ho.heldout_loglik(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
+                                      seed=self.seed)
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in ("n_topics", "doc_topic_prior", "topic_word_prior", "n_iter",
+                                               "n_threads", "seed", "evaluate_every", "heldout_sweeps",
+                                               "callbacks")}
+
+    def __repr__(self):
+        return f"{type(self).__name__}(n_topics={self.n_topics}, n_iter={self.n_iter}, seed={self.seed})"
+
+
+# ----------------------------------------------------------------------------------------------
+# ESCA
+# ----------------------------------------------------------------------------------------------
+
+
+class ESCA(_LDABase):
+    """Exponential stochastic cellular automaton for LDA (Zaheer et al. 2016, Alg. 1, eqs. 20/23).
+
+    Parameters
+    ----------
+    n_topics : K.
+    doc_topic_prior : alpha (None: 50 / K as in the paper).
+    topic_word_prior : beta (0.1 in the paper).
+    n_iter : number of synchronous iterations T.
+    n_threads : Numba threads (documents are processed in parallel); results do not depend on it.
+    seed : seed; document m in iteration t draws from the stream (seed, t, m).
+    sampler : ``"sparse_alias"`` (default: sparse document term + Vose alias tables for the dense
+        term) or ``"plain"`` (dense O(K) inverse-CDF over all topics; the paper's "vanilla" SCA).
+
+    Memory: the corpus plus two copies of the sparse document-topic counts D (read / write) and of
+    the topic-word counts W (V x K int32) and the alias tables; no per-token assignment is stored.
+
+    Attributes
+    ----------
+    components_ : (K, V) W_kv + beta.   doc_topic_counts_ : (M, K) CSR D_mk of the last iteration.
+    topic_counts_ : (K,) T_k.   history_ : list of per-iteration records.   fit_time_ : seconds.
+    """
+
+    _name = "ESCA"
+
+    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
+                 seed=0, *, sampler="sparse_alias", evaluate_every=0, heldout_sweeps=20, callbacks=()):
+        super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed,
+                         evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
+        self.sampler = sampler
+
+    def get_params(self, deep=True):
+        p = super().get_params(deep)
+        p["sampler"] = self.sampler
+        return p
+
+    def _init_state(self, C: CorpusArrays):
+        if self.sampler not in ("sparse_alias", "plain"):
+            raise ValueError(f"sampler must be 'sparse_alias' or 'plain', got {self.sampler!r}")
+        K, V = int(self.n_topics), C.n_words
+        if K * V >= 2**62:
+            raise ValueError("n_topics x n_words too large")
+        self._chunks = C.chunks(self.n_threads_)
+        n_chunks = self._chunks.size - 1
+        self._use_atomic = n_chunks > 1
+        cap = np.minimum(C.doc_len, K)
+        self._dptr = np.concatenate([[0], np.cumsum(cap)]).astype(np.int64)
+        tdt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
+        ncap = int(self._dptr[-1])
+        self._D = [
+            (np.zeros(ncap, tdt), np.zeros(ncap, np.int32), np.zeros(C.n_docs, np.int32)) for _ in range(2)
+        ]
+        self._W = [np.zeros(V * K, np.int32), np.zeros(V * K, np.int32)]
+        self._Tpriv = np.zeros((n_chunks, K), np.int64)
+        self._T = np.zeros(K, np.int64)
+        self._invT = np.empty(K, np.float64)
+        self._s_prob = np.empty(K, np.float64)
+        self._s_alias = np.empty(K, np.int32)
+        self._s_work = np.empty(K, np.int32)
+        wcap = int(min(C.n_tokens, V * K))
+        self._wptr = np.zeros(V + 1, np.int64)
+        self._wtop = np.empty(wcap, tdt)
+        self._wprob = np.empty(wcap, np.float64)
+        self._walias = np.empty(wcap, np.int32)
+        self._wwork = np.empty(wcap, np.int32)
+        self._wmass = np.zeros(V, np.float64)
+        d = self._D[0]
+        kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, int(self.seed), self._dptr, d[0], d[1], d[2],
+                       self._W[0], self._Tpriv)
+        kern.reduce_rows(self._Tpriv, self._T)
+        self._r = 0
+        self._C = C
+
+    def _iterate(self, C: CorpusArrays, it: int):
+        K, V = int(self.n_topics), C.n_words
+        a, b = self._alpha, float(self.topic_word_prior)
+        r, w = self._r, 1 - self._r
+        Dr, Dw = self._D[r], self._D[w]
+        Wr, Ww = self._W[r], self._W[w]
+        kern.fill_zero(Ww)
+        if self.sampler == "sparse_alias":
+            S = kern.esca_tables(Wr, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias, self._s_work,
+                                 self._wptr, self._wtop, self._wprob, self._walias, self._wwork, self._wmass)
+            kern.esca_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, b, int(self.seed), it,
+                            self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv, self._invT,
+                            self._s_prob, self._s_alias, S, self._wptr, self._wtop, self._wprob, self._walias,
+                            self._wmass, self._use_atomic)
+        else:
+            self._invT[:] = 1.0 / (self._T + V * b)
+            kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
+                                 self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv,
+                                 self._invT, self._use_atomic)
+        kern.reduce_rows(self._Tpriv, self._T)
+        self._r = w
+
+    def _topic_counts(self) -> np.ndarray:
+        K = int(self.n_topics)
+        W = self._W[self._r].reshape(-1, K)
+        return W.T.astype(np.float64) + float(self.topic_word_prior)
+
+    @property
+    def topic_counts_(self) -> np.ndarray:
+        return self._T.copy()
+
+    @property
+    def doc_topic_counts_(self) -> sp.csr_matrix:
+        """D_mk of the current read buffer as CSR (rows = non-empty training documents)."""
+        top, cnt, nnz = self._D[self._r]
+        rows, cols, vals = [], [], []
+        for m in range(nnz.size):
+            s = self._dptr[m]
+            rows.append(np.full(nnz[m], m))
+            cols.append(top[s:s + nnz[m]])
+            vals.append(cnt[s:s + nnz[m]])
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols).astype(np.int64))),
+                             shape=(nnz.size, int(self.n_topics)))
+
+    def state_nbytes(self) -> int:
+        """Bytes of the sampler state (both buffers of D and W, T, draw tables); excludes the corpus."""
+        arrs = [x for d in self._D for x in d] + self._W + [self._Tpriv, self._T, self._invT, self._s_prob,
+                self._s_alias, self._s_work, self._wptr, self._wtop, self._wprob, self._walias, self._wwork,
+                self._wmass, self._dptr]
+        return int(sum(a.nbytes for a in arrs))
+
+
+# ----------------------------------------------------------------------------------------------
+# CGS
+# ----------------------------------------------------------------------------------------------
+
+
+class CollapsedGibbs(_LDABase):
+    """Sequential collapsed Gibbs sampler for LDA (Griffiths & Steyvers 2004; ESCA eq. 13, with the
+    bracket as in TARGETS [A22]): p(z = k | rest) propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta),
+    counts excluding the token. Dense O(K) draw per token. The sweep is sequential (n_threads is
+    used by the held-out evaluation only).
+
+    Attributes: components_ (K, V) W_kv + beta; history_; fit_time_; topic_assignments_ z (int32).
+    """
+
+    _name = "CGS"
+
+    def _init_state(self, C: CorpusArrays):
+        K, V = int(self.n_topics), C.n_words
+        zdt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
+        self._z = np.empty(C.n_tokens, zdt)
+        self._Dd = np.zeros((C.n_docs, K), np.int32)
+        self._Wc = np.zeros(V * K, np.int32)
+        self._Tc = np.zeros(K, np.int64)
+        kern.cgs_init(C.indptr, C.indices, C.cnt, K, int(self.seed), self._z, self._Dd, self._Wc, self._Tc)
+
+    def _iterate(self, C: CorpusArrays, it: int):
+        kern.cgs_sweep(C.indptr, C.indices, C.cnt, int(self.n_topics), self._alpha, float(self.topic_word_prior),
+                       C.n_words, int(self.seed), it, self._z, self._Dd, self._Wc, self._Tc)
+
+    def _topic_counts(self) -> np.ndarray:
+        return self._Wc.reshape(-1, int(self.n_topics)).T.astype(np.float64) + float(self.topic_word_prior)
+
+    @property
+    def topic_assignments_(self):
+        return self._z
+
+    def state_nbytes(self) -> int:
+        return int(self._z.nbytes + self._Dd.nbytes + self._Wc.nbytes + self._Tc.nbytes)
+
+
+# ----------------------------------------------------------------------------------------------
+# CVB0
+# ----------------------------------------------------------------------------------------------
+
+
+class CVB0(_LDABase):
+    """CVB0 (Asuncion et al. 2009; ESCA eq. 14): deterministic zero-order collapsed variational
+    updates gamma_mnk propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta) with expected counts
+    excluding the token; one gamma per (document, word) entry (float32), sequential sweep.
+
+    Attributes: components_ (K, V) expected W_kv + beta; history_; fit_time_.
+    """
+
+    _name = "CVB0"
+
+    def _init_state(self, C: CorpusArrays):
+        K, V = int(self.n_topics), C.n_words
+        nbytes = C.indices.size * K * 4
+        if nbytes > 8 * 2**30:
+            raise ValueError(f"CVB0 needs {nbytes / 2**30:.1f} GiB of responsibilities; reduce K or the corpus")
+        self._gamma = np.empty((C.indices.size, K), np.float32)
+        self._Dd = np.zeros((C.n_docs, K), np.float64)
+        self._Wc = np.zeros(V * K, np.float64)
+        self._Tc = np.zeros(K, np.float64)
+        kern.cvb0_init(C.indptr, C.indices, C.cnt, K, int(self.seed), self._gamma, self._Dd, self._Wc, self._Tc)
+
+    def _iterate(self, C: CorpusArrays, it: int):
+        kern.cvb0_sweep(C.indptr, C.indices, C.cnt, int(self.n_topics), self._alpha, float(self.topic_word_prior),
+                        C.n_words, self._gamma, self._Dd, self._Wc, self._Tc)
+
+    def _topic_counts(self) -> np.ndarray:
+        W = np.maximum(self._Wc.reshape(-1, int(self.n_topics)).T, 0.0)
+        return W + float(self.topic_word_prior)
+
+    def state_nbytes(self) -> int:
+        return int(self._gamma.nbytes + self._Dd.nbytes + self._Wc.nbytes + self._Tc.nbytes)

@@ -1,0 +1,471 @@
+"""Numba kernels of the LDA engines (ESCA, plain SCA, CGS, CVB0).
+
+Pure functions: arrays and scalars in, arrays out (or arrays filled in place where the caller owns
+the buffers). No I/O, no globals. Corpus layout everywhere: CSR of one document per row,
+``indptr`` (int64, M+1), ``indices`` (int32 word ids), ``cnt`` (int32 counts of the (doc, word)
+entry). Topic-word counts are stored word-major and flat: ``W[v * K + k]`` (int32), so the K counts
+of one word are contiguous.
+
+Symbols (ESCA paper, Sec. 3): D_mk document-topic counts, W_kv topic-word counts, T_k topic totals,
+alpha (doc_topic_prior), beta (topic_word_prior), V vocabulary size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from ._rng import next_uniform, stream
+
+
+@intrinsic
+def atomic_add(typingctx, arr, idx, val):
+    """``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array)."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1:
+        return None
+    sig = types.void(arr, types.intp, arr.dtype)
+
+    def codegen(context, builder, sig, args):
+        arrty = sig.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
+        builder.atomic_rmw("add", ptr, args[2], "monotonic")
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# ----------------------------------------------------------------------------------------------
+# Vose alias tables (ESCA App. E)
+# ----------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def build_alias(weights, total, prob, alias, work):
+    """Vose's alias method, O(n). Fills ``prob``/``alias`` (length n = len(weights)).
+
+    ``work`` is int scratch of length n (small stack grows from the left, large stack from the
+    right). ``alias`` holds local indices 0..n-1. Draw with :func:`draw_alias`.
+    """
+    n = weights.shape[0]
+    ns = 0
+    nl = n
+    scale = n / total
+    for i in range(n):
+        p = weights[i] * scale
+        prob[i] = p
+        if p < 1.0:
+            work[ns] = i
+            ns += 1
+        else:
+            nl -= 1
+            work[nl] = i
+    while ns > 0 and nl < n:
+        ns -= 1
+        small = work[ns]
+        large = work[nl]
+        alias[small] = large
+        pg = prob[large] + prob[small] - 1.0
+        prob[large] = pg
+        if pg < 1.0:
+            nl += 1
+            work[ns] = large
+            ns += 1
+    while nl < n:
+        i = work[nl]
+        prob[i] = 1.0
+        alias[i] = i
+        nl += 1
+    while ns > 0:  # only reached through round-off
+        ns -= 1
+        i = work[ns]
+        prob[i] = 1.0
+        alias[i] = i
+
+
+@njit(inline="always", cache=True)
+def draw_alias(u, prob, alias, offset, n):
+    """Local index drawn from the alias table of n items starting at ``offset``; u in [0, 1)."""
+    x = u * n
+    i = int(x)
+    if i >= n:
+        i = n - 1
+    if x - i < prob[offset + i]:
+        return i
+    return alias[offset + i]
+
+
+# ----------------------------------------------------------------------------------------------
+# ESCA: initialisation, per-iteration tables, one sweep (Algorithm 1, eqs. 20 and 23)
+# ----------------------------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv):
+    """Uniform random initial topics (Alg. 1, t = 0); fills D (sparse), W (atomic adds), Tpriv."""
+    K = n_topics
+    n_chunks = chunks.shape[0] - 1
+    for c in prange(n_chunks):
+        scratch = np.zeros(K, np.int32)
+        touched = np.empty(K, np.int32)
+        for m in range(chunks[c], chunks[c + 1]):
+            st = stream(seed, 0, m)
+            nt = 0
+            for e in range(indptr[m], indptr[m + 1]):
+                v = indices[e]
+                for _ in range(cnt[e]):
+                    st, u = next_uniform(st)
+                    k = int(u * K)
+                    if k >= K:
+                        k = K - 1
+                    if scratch[k] == 0:
+                        touched[nt] = k
+                        nt += 1
+                    scratch[k] += 1
+                    atomic_add(W, v * K + k, np.int32(1))
+            base = dptr[m]
+            dnnz[m] = nt
+            for i in range(nt):
+                k = touched[i]
+                dtop[base + i] = k
+                dcnt[base + i] = scratch[k]
+                Tpriv[c, k] += scratch[k]
+                scratch[k] = 0
+
+
+@njit(cache=True)
+def _word_row_nnz(W, K, v):
+    n = 0
+    for k in range(K):
+        if W[v * K + k] != 0:
+            n += 1
+    return n
+
+
+@njit(parallel=True, cache=True)
+def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wprob, walias, wwork, wmass):
+    """Per-iteration draw tables of the dense term alpha (W_kv + beta) / (T_k + V beta).
+
+    The dense term is split into a word-independent smoothing bucket alpha beta / (T_k + V beta)
+    (one alias table of K, in ``s_*``) and a word bucket alpha W_kv / (T_k + V beta) over the
+    word's nonzero topics only (alias tables in ``w*``, offsets ``wptr``): build cost
+    O(K + nnz(W)) instead of O(V K). Returns the smoothing mass S; ``wmass[v]`` the word masses.
+    """
+    K = n_topics
+    V = n_words
+    Vb = V * beta
+    S = 0.0
+    sw = np.empty(K, np.float64)
+    for k in range(K):
+        invT[k] = 1.0 / (T[k] + Vb)
+        sw[k] = alpha * beta * invT[k]
+        S += sw[k]
+    build_alias(sw, S, s_prob, s_alias, s_work)
+    nnz = np.empty(V, np.int64)
+    for v in prange(V):
+        nnz[v] = _word_row_nnz(W, K, v)
+    wptr[0] = 0
+    for v in range(V):
+        wptr[v + 1] = wptr[v] + nnz[v]
+    for v in prange(V):
+        o = wptr[v]
+        n = 0
+        tot = 0.0
+        for k in range(K):
+            w = W[v * K + k]
+            if w != 0:
+                wtop[o + n] = k
+                x = alpha * w * invT[k]
+                wprob[o + n] = x
+                tot += x
+                n += 1
+        wmass[v] = tot
+        if n > 0:
+            build_alias(wprob[o : o + n], tot, wprob[o : o + n], walias[o : o + n], wwork[o : o + n])
+    return S
+
+
+@njit(parallel=True, cache=True)
+def esca_sweep(
+    indptr, indices, cnt, chunks, n_topics, beta, seed, iteration,
+    dptr, dtop_r, dcnt_r, dnnz_r, dtop_w, dcnt_w, dnnz_w,
+    W_r, W_w, Tpriv, invT,
+    s_prob, s_alias, S, wptr, wtop, wprob, walias, wmass, use_atomic,
+):
+    """One ESCA iteration (Alg. 1 with eq. 23), reading buffer r and writing buffer w.
+
+    Every token's new topic is drawn from the frozen conditional
+    p(k) propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta) of the read buffer (the token's own
+    current topic is not excluded: no assignment is stored). Split as
+    D_mk (W_kv + beta)/(T_k + V beta) over the document's nonzero topics (linear scan) plus the dense
+    term drawn in O(1) from the tables of :func:`esca_tables`. All tokens of one (document, word)
+    entry are drawn from one computed distribution. Document m draws from the stream
+    (seed, iteration, m), so results do not depend on the thread count.
+    """
+    K = n_topics
+    n_chunks = chunks.shape[0] - 1
+    for c in prange(n_chunks):
+        scratch = np.zeros(K, np.int32)
+        touched = np.empty(K, np.int32)
+        dinv = np.empty(K, np.float64)
+        cum = np.empty(K, np.float64)
+        for m in range(chunks[c], chunks[c + 1]):
+            st = stream(seed, iteration, m)
+            base = dptr[m]
+            nz = dnnz_r[m]
+            for j in range(nz):
+                dinv[j] = dcnt_r[base + j] * invT[dtop_r[base + j]]
+            nt = 0
+            for e in range(indptr[m], indptr[m + 1]):
+                v = indices[e]
+                row = v * K
+                P = 0.0
+                for j in range(nz):
+                    P += dinv[j] * (W_r[row + dtop_r[base + j]] + beta)
+                    cum[j] = P
+                wm = wmass[v]
+                Z = P + wm + S
+                wo = wptr[v]
+                wn = wptr[v + 1] - wo
+                for _ in range(cnt[e]):
+                    st, u = next_uniform(st)
+                    u *= Z
+                    if u < P:
+                        j = 0
+                        while j < nz - 1 and cum[j] <= u:
+                            j += 1
+                        k = dtop_r[base + j]
+                    else:
+                        u -= P
+                        if u < wm and wn > 0:
+                            i = draw_alias(u / wm, wprob, walias, wo, wn)
+                            k = wtop[wo + i]
+                        else:
+                            u -= wm
+                            x = u / S
+                            if x >= 1.0:
+                                x = 0.9999999999999999
+                            if x < 0.0:
+                                x = 0.0
+                            k = draw_alias(x, s_prob, s_alias, 0, K)
+                    if scratch[k] == 0:
+                        touched[nt] = k
+                        nt += 1
+                    scratch[k] += 1
+                    if use_atomic:
+                        atomic_add(W_w, row + k, np.int32(1))
+                    else:
+                        W_w[row + k] += 1
+            dnnz_w[m] = nt
+            for i in range(nt):
+                k = touched[i]
+                dtop_w[base + i] = k
+                dcnt_w[base + i] = scratch[k]
+                Tpriv[c, k] += scratch[k]
+                scratch[k] = 0
+
+
+@njit(parallel=True, cache=True)
+def sca_plain_sweep(
+    indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
+    dptr, dtop_r, dcnt_r, dnnz_r, dtop_w, dcnt_w, dnnz_w,
+    W_r, W_w, Tpriv, invT, use_atomic,
+):
+    """One plain ("vanilla") SCA iteration: same update rule as :func:`esca_sweep`, but each
+    entry's conditional (D_mk + alpha)(W_kv + beta)/(T_k + V beta) is formed densely over all K
+    topics and sampled by inverse CDF (binary search): O(K) per entry."""
+    K = n_topics
+    n_chunks = chunks.shape[0] - 1
+    for c in prange(n_chunks):
+        scratch = np.zeros(K, np.int32)
+        dread = np.zeros(K, np.float64)
+        touched = np.empty(K, np.int32)
+        cum = np.empty(K, np.float64)
+        for m in range(chunks[c], chunks[c + 1]):
+            st = stream(seed, iteration, m)
+            base = dptr[m]
+            nz = dnnz_r[m]
+            for j in range(nz):
+                dread[dtop_r[base + j]] = dcnt_r[base + j]
+            nt = 0
+            for e in range(indptr[m], indptr[m + 1]):
+                v = indices[e]
+                row = v * K
+                P = 0.0
+                for k in range(K):
+                    P += (dread[k] + alpha) * (W_r[row + k] + beta) * invT[k]
+                    cum[k] = P
+                for _ in range(cnt[e]):
+                    st, u = next_uniform(st)
+                    u *= P
+                    lo = 0
+                    hi = K - 1
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if cum[mid] <= u:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    k = lo
+                    if scratch[k] == 0:
+                        touched[nt] = k
+                        nt += 1
+                    scratch[k] += 1
+                    if use_atomic:
+                        atomic_add(W_w, row + k, np.int32(1))
+                    else:
+                        W_w[row + k] += 1
+            for j in range(nz):
+                dread[dtop_r[base + j]] = 0.0
+            dnnz_w[m] = nt
+            for i in range(nt):
+                k = touched[i]
+                dtop_w[base + i] = k
+                dcnt_w[base + i] = scratch[k]
+                Tpriv[c, k] += scratch[k]
+                scratch[k] = 0
+
+
+@njit(parallel=True, cache=True)
+def fill_zero(a):
+    for i in prange(a.shape[0]):
+        a[i] = 0
+
+
+@njit(cache=True)
+def reduce_rows(Tpriv, T):
+    """T[k] = sum_c Tpriv[c, k]; Tpriv zeroed."""
+    for k in range(T.shape[0]):
+        s = 0
+        for c in range(Tpriv.shape[0]):
+            s += Tpriv[c, k]
+            Tpriv[c, k] = 0
+        T[k] = s
+
+
+# ----------------------------------------------------------------------------------------------
+# Collapsed Gibbs sampling (eq. 13, Griffiths & Steyvers 2004), sequential
+# ----------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def cgs_init(indptr, indices, cnt, n_topics, seed, z, D, W, T):
+    """Uniform random initial topics; ``z`` one entry per token (tokens of entry e are contiguous)."""
+    K = n_topics
+    M = indptr.shape[0] - 1
+    t = 0
+    for m in range(M):
+        st = stream(seed, 0, m)
+        for e in range(indptr[m], indptr[m + 1]):
+            v = indices[e]
+            for _ in range(cnt[e]):
+                st, u = next_uniform(st)
+                k = int(u * K)
+                if k >= K:
+                    k = K - 1
+                z[t] = k
+                t += 1
+                D[m, k] += 1
+                W[v * K + k] += 1
+                T[k] += 1
+
+
+@njit(cache=True)
+def cgs_sweep(indptr, indices, cnt, n_topics, alpha, beta, n_words, seed, iteration, z, D, W, T):
+    """One sequential collapsed Gibbs sweep: for each token remove it from the counts, draw
+    k ~ (D_mk + alpha)(W_kv + beta)/(T_k + V beta) (dense inverse CDF), add it back."""
+    K = n_topics
+    Vb = n_words * beta
+    M = indptr.shape[0] - 1
+    cum = np.empty(K, np.float64)
+    t = 0
+    for m in range(M):
+        st = stream(seed, iteration, m)
+        for e in range(indptr[m], indptr[m + 1]):
+            v = indices[e]
+            row = v * K
+            for _ in range(cnt[e]):
+                old = z[t]
+                D[m, old] -= 1
+                W[row + old] -= 1
+                T[old] -= 1
+                P = 0.0
+                for k in range(K):
+                    P += (D[m, k] + alpha) * (W[row + k] + beta) / (T[k] + Vb)
+                    cum[k] = P
+                st, u = next_uniform(st)
+                u *= P
+                lo = 0
+                hi = K - 1
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if cum[mid] <= u:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                z[t] = lo
+                D[m, lo] += 1
+                W[row + lo] += 1
+                T[lo] += 1
+                t += 1
+
+
+# ----------------------------------------------------------------------------------------------
+# CVB0 (eq. 14, Asuncion et al. 2009), sequential
+# ----------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def cvb0_init(indptr, indices, cnt, n_topics, seed, gamma, D, W, T):
+    """Random initial responsibilities gamma (one row per (doc, word) entry, shared by its tokens)."""
+    K = n_topics
+    M = indptr.shape[0] - 1
+    for m in range(M):
+        st = stream(seed, 0, m)
+        for e in range(indptr[m], indptr[m + 1]):
+            v = indices[e]
+            c = cnt[e]
+            s = 0.0
+            for k in range(K):
+                st, u = next_uniform(st)
+                gamma[e, k] = u + 1e-3
+                s += gamma[e, k]
+            for k in range(K):
+                g = gamma[e, k] / s
+                gamma[e, k] = g
+                D[m, k] += c * g
+                W[v * K + k] += c * g
+                T[k] += c * g
+
+
+@njit(cache=True)
+def cvb0_sweep(indptr, indices, cnt, n_topics, alpha, beta, n_words, gamma, D, W, T):
+    """One sequential CVB0 sweep: gamma_mnk propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta) with
+    expected counts excluding the token itself; the c tokens of an entry share gamma and are
+    updated together."""
+    K = n_topics
+    Vb = n_words * beta
+    M = indptr.shape[0] - 1
+    g = np.empty(K, np.float64)
+    for m in range(M):
+        for e in range(indptr[m], indptr[m + 1]):
+            v = indices[e]
+            row = v * K
+            c = cnt[e]
+            s = 0.0
+            for k in range(K):
+                go = gamma[e, k]
+                x = (D[m, k] - go + alpha) * (W[row + k] - go + beta) / (T[k] - go + Vb)
+                if x < 0.0:
+                    x = 0.0
+                g[k] = x
+                s += x
+            for k in range(K):
+                gn = g[k] / s
+                d = c * (gn - gamma[e, k])
+                gamma[e, k] = gn
+                D[m, k] += d
+                W[row + k] += d
+                T[k] += d

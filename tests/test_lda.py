@@ -1,0 +1,250 @@
+"""LDA engines: kernels vs naive twins, ESCA conditional (z-test), thread invariance, quality, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import naive_lda as naive
+from scalable_bayes.evaluation.heldout import heldout_loglik
+from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs
+from scalable_bayes.inference.lda import _kernels as kern
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, phi, theta = naive.synthetic_lda(n_docs=40, n_words=30, n_topics=3, doc_len=25, seed=1)
+    return X
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    X, phi, theta = naive.synthetic_lda(n_docs=500, n_words=300, n_topics=8, doc_len=80, alpha=0.1, beta=0.05,
+                                        seed=3)
+    return X[:400], X[400:], phi
+
+
+# ---------------------------------------------------------------------------- alias tables
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100])
+def test_alias_table_represents_weights(n):
+    rng = np.random.default_rng(n)
+    w = rng.gamma(0.3, size=n) + 1e-12
+    prob, alias, work = np.empty(n), np.empty(n, np.int32), np.empty(n, np.int32)
+    kern.build_alias(w, w.sum(), prob, alias, work)
+    np.testing.assert_allclose(naive.alias_probabilities(prob, alias), w / w.sum(), rtol=1e-9, atol=1e-12)
+
+
+def test_alias_table_degenerate_one_hot():
+    w = np.array([0.0, 0.0, 3.0, 0.0])
+    prob, alias, work = np.empty(4), np.empty(4, np.int32), np.empty(4, np.int32)
+    kern.build_alias(w, 3.0, prob, alias, work)
+    np.testing.assert_allclose(naive.alias_probabilities(prob, alias), [0, 0, 1, 0], atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- exact twins
+
+
+def test_cgs_matches_naive_draw_for_draw(small):
+    K, a, b = 4, 0.3, 0.1
+    m = CollapsedGibbs(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=3, seed=5).fit(small)
+    W_ref, z_ref = naive.cgs(small, K, a, b, 3, 5)
+    np.testing.assert_array_equal(m.topic_assignments_, z_ref)
+    np.testing.assert_array_equal(np.rint(m.components_ - b), W_ref.T)
+
+
+def test_cvb0_matches_naive(small):
+    K, a, b = 4, 0.3, 0.1
+    m = CVB0(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=0, seed=2).fit(small)
+    gamma = m._gamma.astype(np.float64).copy()
+    D, W, T = m._Dd.copy(), m._Wc.reshape(-1, K).copy(), m._Tc.copy()
+    for _ in range(2):
+        naive.cvb0_sweep(small, gamma, D, W, T, a, b)
+    m2 = CVB0(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=2, seed=2).fit(small)
+    # gamma is stored in float32 by the engine: agreement to float32 precision
+    np.testing.assert_allclose(m2._Wc.reshape(-1, K), W, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(m2._Tc, T, rtol=1e-5)
+    assert np.isclose(m2._Tc.sum(), small.sum())
+
+
+def test_heldout_matches_naive(small, corpus):
+    _, Xte, phi = corpus
+    rng = np.random.default_rng(0)
+    phi_s = rng.dirichlet(np.ones(30), size=3)
+    got = heldout_loglik(phi_s, small, 0.4, n_sweeps=4, seed=9)
+    ref = naive.heldout_loglik(phi_s, small, 0.4, n_sweeps=4, seed=9)
+    assert got == pytest.approx(ref, rel=1e-12)
+
+
+def _one_plain_sweep_expectation(X, K, a, b, seed):
+    """(D, W, T) read buffer of an ESCA after 1 iteration, and the expected next counts."""
+    m = ESCA(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, seed=seed, n_threads=1).fit(X)
+    D = m.doc_topic_counts_.toarray().astype(float)
+    W = m._W[m._r].reshape(-1, K).astype(float)
+    T = m.topic_counts_.astype(float)
+    return m, D, W, T
+
+
+@pytest.mark.parametrize("sampler", ["sparse_alias", "plain"])
+def test_esca_sweep_draws_from_frozen_conditional(small, sampler):
+    """z-test: over many seeds, the counts written by one sweep from a FIXED read buffer have the mean
+    sum_tokens p(k | D, W, T) of eq. 20 (own topic not excluded)."""
+    K, a, b = 3, 0.5, 0.1
+    m, D, W, T = _one_plain_sweep_expectation(small, K, a, b, seed=1)
+    D2_exp, W2_exp = naive.esca_expected_next(small, D, W, T, a, b)
+    C = m._C
+    r, w = m._r, 1 - m._r
+    Dr, Dw = m._D[r], m._D[w]
+    Wr = m._W[r]
+    n_rep = 300
+    acc = np.zeros_like(W2_exp)
+    acc2 = np.zeros_like(W2_exp)
+    accD = np.zeros_like(D2_exp)
+    V = C.n_words
+    for rep in range(n_rep):
+        Ww = np.zeros_like(Wr)
+        Tp = np.zeros_like(m._Tpriv)
+        if sampler == "sparse_alias":
+            S = kern.esca_tables(Wr, m._T, K, V, a, b, m._invT, m._s_prob, m._s_alias, m._s_work, m._wptr, m._wtop,
+                                 m._wprob, m._walias, m._wwork, m._wmass)
+            kern.esca_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, b, 1000 + rep, 1, m._dptr, Dr[0], Dr[1],
+                            Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, Tp, m._invT, m._s_prob, m._s_alias, S, m._wptr,
+                            m._wtop, m._wprob, m._walias, m._wmass, False)
+        else:
+            invT = 1.0 / (m._T + V * b)
+            kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
+                                 Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, Tp, invT, False)
+        Wn = Ww.reshape(V, K).astype(float)
+        acc += Wn
+        acc2 += Wn**2
+        for i in range(C.n_docs):
+            s = m._dptr[i]
+            accD[i, Dw[0][s:s + Dw[2][i]]] += Dw[1][s:s + Dw[2][i]]
+        assert Tp.sum() == C.n_tokens
+    mean = acc / n_rep
+    sd = np.sqrt(np.maximum(acc2 / n_rep - mean**2, 1e-12) / n_rep)
+    mask = W2_exp > 0.5
+    z = (mean[mask] - W2_exp[mask]) / np.maximum(sd[mask], 1e-3)
+    assert np.abs(z).max() < 5.0, np.abs(z).max()
+    np.testing.assert_allclose(accD.sum(1) / n_rep, D2_exp.sum(1), rtol=1e-12)
+    np.testing.assert_allclose((accD / n_rep)[D2_exp > 3], D2_exp[D2_exp > 3], rtol=0.25)
+
+
+def test_esca_counts_consistent(corpus):
+    Xtr, _, _ = corpus
+    m = ESCA(n_topics=6, doc_topic_prior=0.2, topic_word_prior=0.05, n_iter=5, seed=0, n_threads=1).fit(Xtr)
+    D = m.doc_topic_counts_
+    W = m.components_ - 0.05
+    np.testing.assert_array_equal(np.asarray(D.sum(1)).ravel(), np.asarray(Xtr.sum(1)).ravel())
+    np.testing.assert_allclose(W.sum(0), np.asarray(Xtr.sum(0)).ravel())
+    np.testing.assert_array_equal(np.asarray(D.sum(0)).ravel(), m.topic_counts_)
+    np.testing.assert_allclose(W.sum(1), m.topic_counts_)
+
+
+@pytest.mark.parametrize("cls,kw", [(ESCA, {}), (ESCA, {"sampler": "plain"})])
+def test_results_identical_for_1_and_2_threads(corpus, cls, kw):
+    Xtr, Xte, _ = corpus
+    outs = []
+    for nt in (1, 2):
+        m = cls(n_topics=6, doc_topic_prior=0.2, topic_word_prior=0.05, n_iter=4, seed=11, n_threads=nt,
+                evaluate_every=2, **kw).fit(Xtr, X_heldout=Xte)
+        outs.append((m.components_, [h["heldout_ll"] for h in m.history_], m.transform(Xte[:20])))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    assert outs[0][1] == outs[1][1]
+    np.testing.assert_array_equal(outs[0][2], outs[1][2])
+
+
+def test_same_seed_same_result_different_seed_differs(corpus):
+    Xtr, _, _ = corpus
+    a = ESCA(n_topics=5, n_iter=3, seed=1).fit(Xtr).components_
+    b = ESCA(n_topics=5, n_iter=3, seed=1).fit(Xtr).components_
+    c = ESCA(n_topics=5, n_iter=3, seed=2).fit(Xtr).components_
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+# ---------------------------------------------------------------------------- quality floors
+
+
+def test_quality_all_engines_reach_true_topic_level(corpus):
+    Xtr, Xte, phi = corpus
+    a, b, K = 0.1, 0.05, 8
+    ll_true = heldout_loglik(phi + 1e-12, Xte, a, seed=0)
+    ll_unif = heldout_loglik(np.ones_like(phi), Xte, a, seed=0)
+    lls = {}
+    # ESCA's synchronous updates need more iterations than the sequential samplers (cf. paper Fig. 2)
+    for cls, n_iter in ((ESCA, 200), (CollapsedGibbs, 60), (CVB0, 60)):
+        m = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=n_iter, seed=0, evaluate_every=n_iter)
+        m.fit(Xtr, X_heldout=Xte)
+        lls[cls.__name__] = m.history_[-1]["heldout_ll"]
+        assert m.history_[-1]["heldout_ll"] > m.history_[0]["heldout_ll"] + 0.2
+    # learned topics from 400 docs: within 0.1 nats/word of the generating topics, far above uniform
+    for name, ll in lls.items():
+        assert ll > ll_true - 0.1, (name, ll, ll_true)
+        assert ll > ll_unif + 1.0, (name, ll, ll_unif)
+    assert abs(lls["ESCA"] - lls["CollapsedGibbs"]) < 0.05, lls
+
+
+def test_history_records_wall_time_and_tokens(corpus):
+    Xtr, Xte, _ = corpus
+    seen = []
+    m = ESCA(n_topics=4, n_iter=4, seed=0, evaluate_every=2, callbacks=[lambda est, rec: seen.append(rec)])
+    m.fit(Xtr, X_heldout=Xte)
+    assert [h["iteration"] for h in m.history_] == [0, 2, 4]
+    assert len(seen) == 3
+    w = [h["wall_time"] for h in m.history_]
+    assert all(x <= y for x, y in zip(w, w[1:]))
+    assert m.history_[-1]["tokens"] == 4 * int(Xtr.sum())
+    th = m.transform(Xte)
+    np.testing.assert_allclose(th.sum(1), 1.0)
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"n_topics": 1}, "n_topics"),
+    ({"doc_topic_prior": 0.0}, "doc_topic_prior"),
+    ({"topic_word_prior": -1.0}, "topic_word_prior"),
+    ({"n_iter": -1}, "n_iter"),
+    ({"n_threads": 0}, "n_threads"),
+])
+def test_bad_parameters(small, kw, match):
+    args = dict(n_topics=3, n_iter=1)
+    args.update(kw)
+    for cls in (ESCA, CollapsedGibbs, CVB0):
+        with pytest.raises(ValueError, match=match):
+            cls(**args).fit(small)
+
+
+def test_bad_counts(small):
+    neg = small.astype(np.float64).copy()
+    neg.data[0] = -1
+    with pytest.raises(ValueError, match="negative"):
+        ESCA(n_topics=3, n_iter=1).fit(neg)
+    frac = small.astype(np.float64).copy()
+    frac.data[0] = 0.5
+    with pytest.raises(ValueError, match="non-integer"):
+        CollapsedGibbs(n_topics=3, n_iter=1).fit(frac)
+    with pytest.raises(ValueError, match="empty"):
+        CVB0(n_topics=3, n_iter=1).fit(sp.csr_matrix((4, 5), dtype=np.int32))
+
+
+def test_oov_columns_rejected(small):
+    m = ESCA(n_topics=3, n_iter=1).fit(small)
+    wider = sp.hstack([small, sp.csr_matrix(np.ones((small.shape[0], 2), np.int32))]).tocsr()
+    with pytest.raises(ValueError, match="vocabulary"):
+        m.transform(wider)
+    with pytest.raises(ValueError, match="vocabulary"):
+        ESCA(n_topics=3, n_iter=1).fit(small, X_heldout=wider)
+
+
+def test_empty_documents_skipped_and_counted(small, caplog):
+    X = sp.vstack([small[:5], sp.csr_matrix((2, small.shape[1]), dtype=np.int32), small[5:10]]).tocsr()
+    with caplog.at_level("INFO"):
+        m = ESCA(n_topics=3, n_iter=2).fit(X)
+    assert m.n_empty_docs_ == 2
+    assert "skipped 2 empty documents" in caplog.text
+    np.testing.assert_allclose(m.components_.sum() - 0.1 * m.components_.size, X.sum())
