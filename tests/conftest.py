@@ -1,0 +1,33 @@
+"""Shared fixtures: repository paths, the local data mirror, seeds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def mirror_path() -> Path | None:
+    p = Path(os.environ.get("SCALABLE_BAYES_MIRROR", REPO.parent / "shared" / "data"))
+    return p if p.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    p = mirror_path()
+    if p is None:
+        pytest.skip("no local data mirror: set SCALABLE_BAYES_MIRROR to a copy of shared/data")
+    return p
+
+
+@pytest.fixture
+def seed() -> int:
+    return 189212

@@ -1,0 +1,135 @@
+"""Smoke run of the whole DAG on config/smoke.yaml, in a scratch working directory.
+
+* run A completes, writes every claim and results/claims.md, and `snakemake --report` works;
+* run B is interrupted mid-way (SIGTERM), then re-run: it finishes only the remaining jobs;
+* A and B give identical tables (byte-identical unless a table carries wall-time columns, which are
+  measurements; those columns are excluded and every other value must be equal exactly).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.pipeline]
+
+TIMING = re.compile(r"(time|seconds|per_s|_s$|rss|memory|mem_|throughput|speed|elapsed)", re.I)
+
+
+def _snakemake_cmd(repo: Path, workdir: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(workdir),
+            "--configfile", str(repo / "config" / "smoke.yaml"), "--cores", "2", *extra]
+
+
+def _workdir(tmp_path_factory, repo: Path, name: str) -> Path:
+    wd = tmp_path_factory.mktemp(name)
+    (wd / "config").symlink_to(repo / "config")
+    return wd
+
+
+def _env(mirror: Path) -> dict:
+    env = dict(os.environ)
+    env["SCALABLE_BAYES_MIRROR"] = str(mirror)
+    env.setdefault("PYTHONHASHSEED", "0")
+    return env
+
+
+def _job_total(output: str) -> int:
+    m = re.findall(r"^total\s+(\d+)\s*$", output, re.M)
+    return int(m[0]) if m else 0
+
+
+@pytest.fixture(scope="module")
+def run_a(tmp_path_factory, repo, mirror):
+    wd = _workdir(tmp_path_factory, repo, "smoke_a")
+    proc = subprocess.run(_snakemake_cmd(repo, wd), capture_output=True, text=True, env=_env(mirror), timeout=3000)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    return wd, out
+
+
+def test_smoke_run_writes_every_target_and_claim(run_a):
+    wd, out = run_a
+    claims_md = wd / "results" / "claims.md"
+    assert claims_md.exists()
+    claim_files = sorted((wd / "results").glob("*/claims/*.json"))
+    assert claim_files, "no claim was written"
+    for f in claim_files:
+        c = json.loads(f.read_text())
+        assert {"id", "paper", "claim", "measured", "holds", "scale"} <= set(c), f
+        assert c["scale"].startswith("smoke"), f
+        assert c["id"] in claims_md.read_text()
+    assert (wd / "results" / "tables" / "datasets.csv").exists()
+    # every rule left a log
+    assert any((wd / "logs").rglob("*.log"))
+    # nothing half-written anywhere
+    leftovers = [p for p in wd.rglob("*.part*") if ".snakemake" not in p.parts]
+    assert not leftovers, leftovers
+
+
+def test_report_html(run_a, repo, mirror):
+    wd, _ = run_a
+    proc = subprocess.run(_snakemake_cmd(repo, wd, "--report", "results/report.html"),
+                          capture_output=True, text=True, env=_env(mirror), timeout=900)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    html = (wd / "results" / "report.html").read_text(errors="replace")
+    assert len(html) > 10_000 and "datasets.csv" in html
+
+
+def _tables(wd: Path) -> dict[str, Path]:
+    return {str(p.relative_to(wd)): p for p in (wd / "results").rglob("*.csv")}
+
+
+def test_interrupted_run_resumes_and_results_are_identical(run_a, tmp_path_factory, repo, mirror):
+    wd_a, _ = run_a
+    wd = _workdir(tmp_path_factory, repo, "smoke_b")
+    env = _env(mirror)
+    dry = subprocess.run(_snakemake_cmd(repo, wd, "-n"), capture_output=True, text=True, env=env, timeout=600)
+    total_a = _job_total(dry.stdout + dry.stderr)
+    assert total_a > 3, (dry.stdout + dry.stderr)[-3000:]
+    proc = subprocess.Popen(_snakemake_cmd(repo, wd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env=env, start_new_session=True)
+    deadline = time.time() + 1200
+    processed = wd / "data" / "processed"
+    while time.time() < deadline and proc.poll() is None:
+        if processed.exists() and any(processed.rglob("meta.json")):
+            break
+        time.sleep(0.5)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    assert not (wd / "results" / "claims.md").exists()
+
+    rerun = subprocess.run(_snakemake_cmd(repo, wd), capture_output=True, text=True, env=env, timeout=3000)
+    out_b = rerun.stdout + rerun.stderr
+    assert rerun.returncode == 0, out_b[-6000:]
+    total_b = _job_total(out_b)
+    assert 0 < total_b < total_a, f"re-run scheduled {total_b} jobs of {total_a}: it should finish the remaining ones only"
+
+    tables_a, tables_b = _tables(wd_a), _tables(wd)
+    assert tables_a.keys() == tables_b.keys()
+    for rel, pa in tables_a.items():
+        pb = tables_b[rel]
+        if pa.read_bytes() == pb.read_bytes():
+            continue
+        da, db = pd.read_csv(pa), pd.read_csv(pb)
+        timing = [c for c in da.columns if TIMING.search(str(c))]
+        assert timing, f"{rel} differs between two runs of the same config and has no timing column"
+        pd.testing.assert_frame_equal(da.drop(columns=timing), db.drop(columns=timing), check_exact=True, obj=rel)
+    for pa in sorted((wd_a / "results").glob("*/claims/*.json")):
+        pb = wd / pa.relative_to(wd_a)
+        ca, cb = json.loads(pa.read_text()), json.loads(pb.read_text())
+        assert ca["holds"] == cb["holds"], pa.name
