@@ -34,3 +34,15 @@ rule all:
     default_target: True
     input:
         all_targets(),
+
+
+# `snakemake <paper>` builds one paper's figures and tables (whether or not it is activated);
+# `snakemake data` builds the corpora and the dataset table.
+# (A paper file may define its own rule of that name; then that one is used.)
+for _name in [n for n in ["data"] + PAPERS if n in PAPER_TARGETS and n not in {r.name for r in workflow.rules}]:
+
+    rule:
+        name:
+            _name
+        input:
+            PAPER_TARGETS[_name](),
