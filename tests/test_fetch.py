@@ -158,7 +158,8 @@ def test_download_verify_extract_over_loopback(source_id, mirror_server, tmp_pat
 
 def test_mirror_directory_is_used_without_network(mirror, tmp_path, closed_port):
     dest = tmp_path / "kos"
-    urls = {"uci-bow-kos.tar": f"http://127.0.0.1:{closed_port}/never-used"}
+    urls = {"uci-bow-kos.tar": f"http://127.0.0.1:{closed_port}/never-used",
+            "ml-100k.zip": f"http://127.0.0.1:{closed_port}/another-source-ignored"}
     fetch_source("kos", dest, mirror=mirror, urls=urls, **FAST)
     m = read_marker(dest)
     assert m["mode"] == "mirror" and m["files"][0]["origin"] == str(mirror / "uci_bow/uci-bow-kos.tar")
@@ -510,7 +511,7 @@ def test_zip_path_traversal_is_refused(serve, tmp_path):
 def test_bad_arguments():
     with pytest.raises(DataError, match="unknown data set 'nope'.*20news_bydate"):
         fetch_source("nope", "/tmp/unused")
-    with pytest.raises(DataError, match="unknown files"):
+    with pytest.raises(DataError, match="no data set has: \\['kos.zip'\\]"):
         fetch_source("kos", "/tmp/unused-kos", urls={"kos.zip": "http://127.0.0.1:1/"})
     assert issubclass(DataError, ValueError)
 

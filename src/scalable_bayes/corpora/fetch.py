@@ -370,7 +370,8 @@ def fetch_source(source_id: str, dest_dir: str | os.PathLike, *, mirror: str | o
         Not read from the environment here: pass ``resolve_mirror(config_value)`` for that.
     urls
         ``{file name: URL}`` overrides of the registry's URLs (file names as in ``SourceFile.name``).
-        Naming a file of ``Source.files`` downloads the mirror's packaging from that URL.
+        Naming a file of ``Source.files`` downloads the mirror's packaging from that URL. Names of
+        other sources' files are ignored (one config dict serves all); unknown names raise.
     retries, timeout, backoff
         Extra attempts per URL, socket time-out in seconds, first back-off delay in seconds
         (doubling each retry).
@@ -385,13 +386,16 @@ def fetch_source(source_id: str, dest_dir: str | os.PathLike, *, mirror: str | o
     dest = Path(dest_dir)
     mirror_p = Path(mirror).expanduser() if mirror not in (None, "") else None
     urls = dict(urls or {})
+    all_names = {f.name for s in SOURCES.values() for f in (*s.files, *s.upstream)}
+    unknown = set(urls) - all_names
+    if unknown:
+        raise DataError(f"data set '{src.id}': urls= names files no data set has: {sorted(unknown)}; file names "
+                        f"of '{src.id}': {sorted({f.name for f in (*src.files, *src.upstream)})}")
+    own = {f.name for f in (*src.files, *src.upstream)}
+    urls = {k: v for k, v in urls.items() if k in own}  # one config dict serves every source
     if _marker_valid(src, dest):
         logger.info("%s: verified copy already at %s; nothing to do", src.id, dest)
         return dest
-    unknown = set(urls) - {f.name for f in (*src.files, *src.upstream)}
-    if unknown:
-        raise DataError(f"data set '{src.id}': urls= names unknown files {sorted(unknown)}; known file names: "
-                        f"{sorted({f.name for f in (*src.files, *src.upstream)})}")
 
     mode, files = _plan(src, mirror_p, urls)
     logger.info("%s: fetching %d file(s) (%s)", src.id, len(files), mode)
