@@ -232,6 +232,34 @@ def test_upstream_github_tarball_is_remapped_to_mirror_layout(mirror, serve, tmp
     assert (dest / some.relative_to(ref)).read_bytes() == some.read_bytes()
 
 
+def test_wikipedia_upstream_repository_tarball_gives_mirror_layout(monkeypatch, serve, tmp_path):
+    """Upstream = GitHub tarball of jason-feng/wikiVisual at the pinned commit: text/AA..AD are taken.
+
+    The real tarball is ~400 MB of text, so this runs the same code path on a small synthetic one
+    with the registry's expected counts replaced for the synthetic content.
+    """
+    import dataclasses
+
+    src = get_source("wikipedia_text")
+    up = src.upstream[0]
+    top = up.name.removesuffix(".tar.gz")
+    members = {f"{top}/README.md": b"x", f"{top}/text/AE/wiki_00": b'<doc id="1" url="u" title="t">\nx\n</doc>\n'}
+    for i, folder in enumerate(("AA", "AB", "AC", "AD")):
+        for j in range(2):
+            docs = "".join(f'<doc id="{100 * i + 10 * j + k}" url="u" title="t">\ntext\n</doc>\n' for k in range(i + 1))
+            members[f"{top}/text/{folder}/wiki_{j:02d}"] = docs.encode()
+    srv = serve(_tar(tmp_path / "srv" / up.name, members).parent)
+    expected = {"files": 8, "articles": 20, "AA_files": 2, "AB_files": 2, "AC_files": 2, "AD_files": 2,
+                "AA_articles": 2, "AB_articles": 4, "AC_articles": 6, "AD_articles": 8}
+    monkeypatch.setitem(SOURCES, "wikipedia_text", dataclasses.replace(src, expected=expected))
+    dest = tmp_path / "raw" / "wikipedia_text"
+    fetch_source("wikipedia_text", dest, urls={up.name: srv.url(up.name)}, **FAST)
+    assert read_marker(dest)["counts"] == expected
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("wiki_*")) == [
+        f"text/{f}/wiki_{j:02d}" for f in ("AA", "AB", "AC", "AD") for j in range(2)]
+    assert sorted(p.name for p in dest.iterdir()) == [MARKER, "text"]
+
+
 def test_upstream_plain_files_and_flat_tarball(mirror, serve, tmp_path):
     """KOS upstream = two UCI files; Reuters upstream = a tarball without a top-level folder."""
     ref = _extract_mirror(mirror, "uci_bow/uci-bow-kos.tar", tmp_path / "kos_ref")
