@@ -13,7 +13,6 @@ import http.server
 import io
 import json
 import os
-import shutil
 import socket
 import tarfile
 import threading

@@ -23,7 +23,7 @@ import logging
 import lzma
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -123,7 +123,6 @@ class Source:
     postprocess: Callable[[Path], None] | None = None
     layout: str = ""
     notes: str = ""
-    expected_doc: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         for group in (self.files, self.upstream_files or ()):
