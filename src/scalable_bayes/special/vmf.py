@@ -1,0 +1,406 @@
+"""von Mises-Fisher normaliser, mean <-> natural parameter maps and the negative entropy.
+
+Notation (Nonnenmacher & Sahani 2024, "A solution for the mean parametrization of the vMF
+distribution"; TARGETS.md 1.6, [A31]-[A35]):
+
+* vMF on S^{d-1}: p(x | eta) = exp(eta^T x - Phi(eta)), kappa = |eta|, nu = d/2 - 1.
+* A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa) = r = |mu|, the norm of the mean parameter.
+* psi_U(kappa) = log E_{x ~ Uniform(S^{d-1})} exp(kappa x_1) = lgamma(d/2) + log I_nu(kappa) - nu log(kappa/2),
+  the log-partition w.r.t. the *uniform probability measure* (psi_U(0) = 0).
+* Negative entropy phi(r) = kappa r - psi_U(kappa), kappa = A_d^{-1}(r): phi(0) = 0, phi'(r) = kappa,
+  phi''(r) = 1 / A_d'(kappa) = 1 / (1 - r^2 - (d - 1) r / kappa).
+* ODE (paper Sec. 2.2-2.3, [A34]): phi'' = phi' / ((1 - r^2) phi' - (d - 1) r).
+* Closed forms ([A32], [A35]): Banerjee et al. (2005) kappa ~ r (d - r^2) / (1 - r^2) with its
+  antiderivative, and the paper's refinements psi~'_1, psi~_1 (antiderivative), psi~''_1, psi~'_2.
+
+Other conventions differ from phi by constants: the density w.r.t. the Hausdorff (surface) measure
+has log-normaliser ``vmf_log_normalizer`` = -log|S^{d-1}| - psi_U(kappa); the VMF authors' code adds
+``author_psi0(d)`` to phi (see ``negentropy_offset``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+from numba import njit
+from scipy import integrate
+from scipy.special import gammaln
+
+from .bessel import bessel_ratio_perron, bessel_ratio_perron_fixed, log_besseli
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "vmf_log_normalizer",
+    "vmf_log_partition_uniform",
+    "vmf_mean_to_kappa",
+    "vmf_negentropy",
+    "vmf_negentropy_grad",
+    "vmf_negentropy_hess",
+    "vmf_variance_function",
+    "solve_negentropy_ode",
+    "kappa_halley_perron",
+    "log_sphere_area",
+    "negentropy_offset",
+    "KAPPA_METHODS",
+    "NEGENTROPY_METHODS",
+]
+
+KAPPA_METHODS = ("newton", "halley", "banerjee", "refined1", "refined2", "ode")
+NEGENTROPY_METHODS = ("exact", "ode", "banerjee", "refined")
+
+
+# ----------------------------------------------------------------------------- validation
+def _check_d(d):
+    d_arr = np.asarray(d, dtype=np.float64)
+    if d_arr.ndim != 0:
+        raise ValueError(f"d must be a scalar dimension, got an array of shape {d_arr.shape}")
+    d = float(d_arr)
+    if not (d >= 2) or not np.isfinite(d):
+        raise ValueError(f"d = {d}: the vMF distribution needs dimension d >= 2 (sphere S^(d-1)); pass d >= 2")
+    return d
+
+
+def _check_r(r, name="r"):
+    r = np.asarray(r, dtype=np.float64)
+    if np.any(np.isnan(r)):
+        raise ValueError(f"{name} contains NaN; pass mean-parameter norms in [0, 1)")
+    if np.any(r < 0):
+        raise ValueError(f"{name} = {float(r.min())} < 0: a mean-parameter norm |mu| must be in [0, 1)")
+    if np.any(r >= 1):
+        raise ValueError(f"{name} = {float(r.max())} >= 1: |mu| must be < 1 for a vMF (kappa finite); "
+                         "cap it, e.g. at A_d(kappa_max)")
+    return r
+
+
+def _check_kappa(kappa):
+    kappa = np.asarray(kappa, dtype=np.float64)
+    if np.any(~(kappa >= 0)):
+        raise ValueError("kappa must be >= 0 and not NaN; pass the concentration |eta|")
+    return kappa
+
+
+def _ret(a):
+    a = np.asarray(a)
+    return a if a.ndim else float(a)
+
+
+# ----------------------------------------------------------------------------- normalisers
+def log_sphere_area(d):
+    """log |S^{d-1}| = log(2 pi^{d/2} / Gamma(d/2))."""
+    d = _check_d(d)
+    return math.log(2.0) + 0.5 * d * math.log(math.pi) - float(gammaln(0.5 * d))
+
+
+def author_psi0(d):
+    """Psi(0) in the VMF authors' code: (d/2 - 1) log 2 + lgamma(d/2) + (d/2) log(2 pi)."""
+    d = _check_d(d)
+    return (0.5 * d - 1.0) * math.log(2.0) + float(gammaln(0.5 * d)) + 0.5 * d * math.log(2 * math.pi)
+
+
+def negentropy_offset(d, convention="uniform"):
+    """Constant added to phi (uniform convention, phi(0) = 0) to get another convention's Psi.
+
+    ``"uniform"``: 0.  ``"hausdorff"``: -log|S^{d-1}| (true negative differential entropy w.r.t. the
+    surface measure).  ``"author"``: the authors' code, Psi(0) = (d/2-1) log 2 + lgamma(d/2) + (d/2) log 2 pi.
+    """
+    if convention == "uniform":
+        return 0.0
+    if convention == "hausdorff":
+        return -log_sphere_area(d)
+    if convention == "author":
+        return author_psi0(d)
+    raise ValueError(f"convention = {convention!r}; use 'uniform', 'hausdorff' or 'author'")
+
+
+def vmf_log_partition_uniform(d, kappa):
+    """psi_U(kappa) = log E_{Uniform(S^{d-1})} exp(kappa x_1) = lgamma(d/2) + log I_{d/2-1}(kappa) - (d/2-1) log(kappa/2).
+
+    psi_U(0) = 0. Computed without forming I_nu; for small kappa from the power series directly.
+    """
+    d = _check_d(d)
+    kappa = _check_kappa(kappa)
+    nu = 0.5 * d - 1.0
+    k = np.atleast_1d(kappa).ravel()
+    out = np.zeros(k.shape)
+    small = (k > 0) & (0.25 * k * k <= 2.0 * (nu + 1.0)) & (k <= 30.0)
+    if np.any(small):
+        out[small] = _log_hyp0f1_series(nu, k[small])
+    big = (k > 0) & ~small
+    if np.any(big):
+        out[big] = float(gammaln(nu + 1.0)) + log_besseli(nu, k[big]) - nu * np.log(0.5 * k[big])
+    return _ret(out.reshape(np.shape(kappa)))
+
+
+@njit(cache=True)
+def _log_hyp0f1_series(nu, k):
+    out = np.empty(k.shape[0])
+    for i in range(k.shape[0]):
+        q = 0.25 * k[i] * k[i]
+        term = 1.0
+        s = 1.0
+        for j in range(1, 400):
+            term *= q / (j * (nu + j))
+            s += term
+            if term < 1e-17 * s:
+                break
+        out[i] = math.log(s)
+    return out
+
+
+def vmf_log_normalizer(d, kappa):
+    """log C_d(kappa) of vMF(m, kappa) on S^{d-1}, density w.r.t. the Hausdorff (surface) measure.
+
+    C_d(kappa) = kappa^{d/2-1} / ((2 pi)^{d/2} I_{d/2-1}(kappa)); kappa = 0 gives -log|S^{d-1}|.
+    """
+    d = _check_d(d)
+    return _ret(-log_sphere_area(d) - np.asarray(vmf_log_partition_uniform(d, kappa)))
+
+
+# ----------------------------------------------------------------------------- kappa from r
+def _banerjee_kappa(r, d):
+    return r * (d - r * r) / (1.0 - r * r)
+
+
+def _refined1_grad(r, d):
+    """psi~'_1(r) = (d-1) [ r/(1-r^2) + r/(r^4 + (d-2) r^2 + d - 1) ]  ([A35])."""
+    r2 = r * r
+    return (d - 1.0) * (r / (1.0 - r2) + r / (r2 * r2 + (d - 2.0) * r2 + d - 1.0))
+
+
+def _refined1_hess(r, d):
+    r2 = r * r
+    q = d - 1.0 + (d - 2.0) * r2 + r2 * r2
+    return (d - 1.0) * (2.0 * r2 / (1.0 - r2) ** 2 + 1.0 / (1.0 - r2)
+                        - r * (2.0 * (d - 2.0) * r + 4.0 * r2 * r) / (q * q) + 1.0 / q)
+
+
+def _refined2_grad(r, d):
+    """psi~'_2(r) = (d-1) r / (1 - r^2 - 1/psi~''_1(r))  (the paper's closed form for grad Psi)."""
+    return (d - 1.0) * r / (1.0 - r * r - 1.0 / _refined1_hess(r, d))
+
+
+@njit(cache=True)
+def _ratio_adaptive(d, k):
+    return bessel_ratio_perron(d, k, 1000000, 1e-17)
+
+
+@njit(cache=True)
+def _halley_perron_array(r, d, n_steps, n_terms, exact):
+    """kappa = A_d^{-1}(r) by Halley steps on the Perron CF, started at Banerjee's approximation.
+
+    exact=True: iterate (up to 100 steps) until the relative step is < 1e-15 with an adaptive CF;
+    otherwise exactly ``n_steps`` steps with a CF truncated at ``n_terms`` (the paper's setting).
+    """
+    out = np.empty(r.shape[0])
+    for i in range(r.shape[0]):
+        ri = r[i]
+        if ri == 0.0:
+            out[i] = 0.0
+            continue
+        k = ri * (d - ri * ri) / (1.0 - ri * ri)
+        steps = 100 if exact else n_steps
+        for _s in range(steps):
+            if exact:
+                from_cf = _ratio_adaptive(d, k)
+            else:
+                from_cf = bessel_ratio_perron_fixed(d, k, n_terms)
+            a = from_cf
+            f = a - ri
+            f1 = 1.0 - a * a - (d - 1.0) * a / k
+            f2 = 2.0 * a**3 + 3.0 * (d - 1.0) * a * a / k + (d * (d - 1.0) / (k * k) - 2.0) * a - (d - 1.0) / k
+            den = 2.0 * f1 * f1 - f * f2
+            if den != 0.0:
+                step = 2.0 * f * f1 / den
+            else:
+                step = f / f1
+            knew = k - step
+            if not (knew > 0.0):
+                knew = 0.5 * k  # keep kappa positive (never needed from Banerjee's start in practice)
+            done = abs(knew - k) <= 1e-15 * knew
+            k = knew
+            if exact and done:
+                break
+        out[i] = k
+    return out
+
+
+def kappa_halley_perron(r, d, n_steps=2, n_terms=50):
+    """The VMF authors' truncated root finder: ``n_steps`` Halley steps, CF truncated at ``n_terms``."""
+    d = _check_d(d)
+    r = _check_r(r)
+    flat = np.atleast_1d(r).astype(np.float64).ravel()
+    return _ret(_halley_perron_array(flat, d, int(n_steps), int(n_terms), False).reshape(r.shape))
+
+
+def vmf_mean_to_kappa(r, d, method="newton", **kwargs):
+    """kappa = A_d^{-1}(r) = phi'(r): the concentration whose vMF on S^{d-1} has mean norm r.
+
+    Parameters
+    ----------
+    r : array_like in [0, 1), |mu|.
+    d : ambient dimension >= 2.
+    method : ``"newton"`` (Halley/Newton on the Perron CF to full precision, started from Banerjee;
+        alias ``"halley"``), ``"banerjee"`` (r (d - r^2)/(1 - r^2)), ``"refined1"`` (psi~'_1),
+        ``"refined2"`` (psi~'_2, the paper's closed form), ``"ode"`` (the ODE, kwargs forwarded).
+    """
+    d = _check_d(d)
+    r = _check_r(r)
+    if method in ("newton", "halley"):
+        flat = np.atleast_1d(r).astype(np.float64).ravel()
+        return _ret(_halley_perron_array(flat, d, 0, 0, True).reshape(r.shape))
+    if method == "banerjee":
+        return _ret(_banerjee_kappa(r, d))
+    if method == "refined1":
+        return _ret(_refined1_grad(r, d))
+    if method == "refined2":
+        return _ret(_refined2_grad(r, d))
+    if method == "ode":
+        return _ret(solve_negentropy_ode(r, d, **kwargs)[1])
+    raise ValueError(f"method = {method!r}; use one of {KAPPA_METHODS}")
+
+
+# ----------------------------------------------------------------------------- negative entropy
+def _banerjee_phi(r, d):
+    """Antiderivative of Banerjee's approximation with phi(0) = 0: ((1-d) log(1-r^2) + r^2) / 2."""
+    return 0.5 * ((1.0 - d) * np.log1p(-r * r) + r * r)
+
+
+def _refined1_phi(r, d):
+    """psi~_1(r) - psi(0): antiderivative of psi~'_1 ([A35]), valid for every d >= 2.
+
+    int_0^r t/(t^4 + (d-2)t^2 + d-1) dt = 1/2 int_0^{r^2} du/(u^2 + 2 v u + d - 1), v = d/2 - 1,
+    with discriminant s^2 = v^2 - (d-1) = d^2/4 - 2d + 2: log form for s^2 > 0 (d >= 7, the paper's
+    formula), arctan form for s^2 < 0, rational for s^2 = 0.
+    """
+    r2 = r * r
+    v = 0.5 * d - 1.0
+    s2 = 0.25 * d * d - 2.0 * d + 2.0
+    if s2 > 1e-12:
+        s = math.sqrt(s2)
+        part = (np.log(r2 + v - s) - np.log(r2 + v + s) + math.log(v + s) - math.log(v - s)) / (4.0 * s)
+    elif s2 < -1e-12:
+        a = math.sqrt(-s2)
+        part = 0.5 * (np.arctan((r2 + v) / a) - math.atan(v / a)) / a
+    else:
+        part = 0.5 * (1.0 / v - 1.0 / (r2 + v))
+    return (d - 1.0) * (part - 0.5 * np.log1p(-r2))
+
+
+def vmf_negentropy(r, d, method="exact", **kwargs):
+    """Negative entropy phi(r) = kappa r - psi_U(kappa), kappa = A_d^{-1}(r) (so phi(0) = 0, phi' = kappa).
+
+    Relative to the uniform probability measure on S^{d-1}; add ``negentropy_offset(d, convention)``
+    for the Hausdorff or the authors' convention.
+
+    method : ``"exact"`` (Newton root + log-Bessel), ``"ode"`` (the paper's ODE, one RK45 solve;
+        kwargs go to :func:`solve_negentropy_ode`), ``"banerjee"`` (antiderivative of Banerjee's
+        approximation), ``"refined"`` (the paper's psi~_1).
+    """
+    d = _check_d(d)
+    r = _check_r(r)
+    if method == "exact":
+        kappa = np.asarray(vmf_mean_to_kappa(r, d, "newton"))
+        return _ret(kappa * r - np.asarray(vmf_log_partition_uniform(d, kappa)))
+    if method == "ode":
+        return _ret(solve_negentropy_ode(r, d, **kwargs)[0])
+    if method == "banerjee":
+        return _ret(_banerjee_phi(r, d))
+    if method == "refined":
+        return _ret(_refined1_phi(r, d))
+    raise ValueError(f"method = {method!r}; use one of {NEGENTROPY_METHODS}")
+
+
+def vmf_negentropy_grad(r, d, method="exact", **kwargs):
+    """phi'(r) = kappa. ``"exact"`` = Newton; ``"banerjee"``; ``"refined"`` = psi~'_2 (paper's choice);
+    ``"refined1"`` = psi~'_1; ``"ode"``."""
+    m = {"exact": "newton", "refined": "refined2"}.get(method, method)
+    return vmf_mean_to_kappa(r, d, m, **kwargs)
+
+
+def vmf_negentropy_hess(r, d, method="exact", **kwargs):
+    """phi''(r). ``"exact"``: 1/A_d'(kappa) = 1/(1 - r^2 - (d-1) r/kappa); ``"banerjee"``: derivative of
+    Banerjee's kappa; ``"refined"``: psi~''_1; ``"ode"``: the ODE right-hand side at the ODE solution."""
+    d = _check_d(d)
+    r = _check_r(r)
+    if method in ("exact", "ode"):
+        kappa = np.asarray(vmf_mean_to_kappa(r, d, "newton" if method == "exact" else "ode", **kwargs))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            h = kappa / ((1.0 - r * r) * kappa - (d - 1.0) * r)
+        h = np.where(r == 0, float(d), h)  # limit r -> 0: kappa ~ d r
+        return _ret(h)
+    if method == "banerjee":
+        r2 = r * r
+        return _ret((d - 3.0 * r2) / (1.0 - r2) + 2.0 * r2 * (d - r2) / (1.0 - r2) ** 2)
+    if method == "refined":
+        return _ret(_refined1_hess(r, d))
+    raise ValueError(f"method = {method!r}; use one of {NEGENTROPY_METHODS}")
+
+
+def vmf_variance_function(mu, method="exact"):
+    """V(mu) = Cov_mu[x] = (Hessian of Psi)^{-1} = (r/phi') I + (1/phi'' - r/phi') mu mu^T / r^2 (paper Sec. 2.4).
+
+    mu : (d,) mean parameter with |mu| < 1. Returns the (d, d) covariance matrix.
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    if mu.ndim != 1:
+        raise ValueError(f"mu must be a 1-d mean parameter vector, got shape {mu.shape}")
+    d = mu.shape[0]
+    r = float(np.linalg.norm(mu))
+    _check_r(r, "|mu|")
+    if r == 0.0:
+        return np.eye(d) / d
+    kappa = float(vmf_negentropy_grad(r, d, method))
+    h = float(vmf_negentropy_hess(r, d, method))
+    u = mu / r
+    return (r / kappa) * np.eye(d) + (1.0 / h - r / kappa) * np.outer(u, u)
+
+
+# ----------------------------------------------------------------------------- the ODE
+def _ode_rhs(d):
+    def rhs(t, y):
+        return [y[1], y[1] / ((1.0 - t * t) * y[1] - (d - 1.0) * t)]
+    return rhs
+
+
+def solve_negentropy_ode(r, d, psi0=0.0, dpsi0=None, rtol=1e-12, atol=1e-12, method="RK45"):
+    """Solve the paper's ODE phi'' = phi' / ((1 - r^2) phi' - (d-1) r) once from 0 to max(r).
+
+    Parameters
+    ----------
+    r : array_like query radii in [0, 1) (any order; duplicates allowed).
+    d : dimension.
+    psi0 : phi(0), the constant of the chosen convention (0 = uniform measure).
+    dpsi0 : phi'(0) = epsilon_0 > 0 (the exact value 0 is a 0/0 singularity). Default: the authors'
+        1e-6 for d < 1000, 1e-5 for d < 50000, 1e-4 above.
+    rtol, atol : solver tolerances (paper: 1e-12 both), ``method``: ``solve_ivp`` method (paper RK45).
+
+    Returns
+    -------
+    (phi, phi') arrays shaped like r.
+    """
+    d = _check_d(d)
+    r = _check_r(r)
+    if dpsi0 is None:
+        dpsi0 = 1e-6 if d < 1000 else (1e-5 if d < 50000 else 1e-4)
+    if not dpsi0 > 0:
+        raise ValueError(f"dpsi0 = {dpsi0}: the ODE needs phi'(0) > 0 (0 is singular); use e.g. 1e-6")
+    flat = np.atleast_1d(r).ravel()
+    uniq, inv = np.unique(flat, return_inverse=True)
+    phi = np.empty(uniq.shape)
+    dphi = np.empty(uniq.shape)
+    pos = uniq > 0
+    phi[~pos] = psi0
+    dphi[~pos] = dpsi0
+    if np.any(pos):
+        t_eval = uniq[pos]
+        sol = integrate.solve_ivp(_ode_rhs(d), (0.0, float(t_eval[-1])), [psi0, dpsi0], method=method,
+                                  t_eval=t_eval, rtol=rtol, atol=atol)
+        if not sol.success:
+            raise RuntimeError(f"negentropy ODE failed for d = {d}: {sol.message}; loosen rtol/atol or lower max r")
+        phi[pos] = sol.y[0]
+        dphi[pos] = sol.y[1]
+        logger.debug("ODE d=%g: %d rhs evaluations", d, sol.nfev)
+    return phi[inv].reshape(r.shape), dphi[inv].reshape(r.shape)
