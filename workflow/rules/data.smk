@@ -1,6 +1,6 @@
 # Data: fetch (local mirror first, then the upstream URL) -> data/raw/<source>/,
 # raw -> data/processed/<corpus>/ (bag of words, tf-idf, splits), and the dataset table.
-from scalable_bayes.corpora.build import CORPORA
+from scalable_bayes.corpora.build import CORPORA, INTERIM_OF
 from scalable_bayes.corpora.sources import SOURCES
 
 TFIDF_CORPORA = sorted(n for n, s in CORPORA.items() if s.has_tfidf)
@@ -11,9 +11,29 @@ wildcard_constraints:
     source="|".join(sorted(SOURCES)),
 
 
+INTERIM_PATHS = {
+    "news20_messages": "data/interim/news20_messages.parquet",
+    "wikipedia_counts": "data/interim/wikipedia_counts/counts.npz",
+}
+
+
 def corpus_raw_dirs(wildcards):
-    """The extracted raw source directories a corpus is built from."""
-    return {s: f"data/raw/{s}" for s in CORPORA[wildcards.corpus].sources}
+    """What a corpus is built from: raw source directories, or the interim product shared by the
+    corpora of one source (20 Newsgroups messages, Wikipedia counts), which replaces the raw source."""
+    out = {}
+    for s in CORPORA[wildcards.corpus].sources:
+        interim = INTERIM_OF.get(s)
+        if interim:
+            out[interim] = INTERIM_PATHS[interim]
+        else:
+            out[s] = f"data/raw/{s}"
+    return out
+
+
+def wikipedia_max_docs():
+    """Articles the interim Wikipedia counts must hold: the most any configured corpus reads."""
+    caps = [config["data"]["corpora"].get(c, {}).get("max_docs") for c in ("wikipedia", "wiki_sggmc")]
+    return None if any(c is None for c in caps) else max(caps)
 
 
 def corpus_settings(wildcards):
@@ -50,6 +70,44 @@ rule fetch_source:
         "fetching and verifying raw data set {wildcards.source}"
     script:
         "../scripts/fetch_source.py"
+
+
+rule news20_messages:
+    input:
+        **{"20news_bydate": "data/raw/20news_bydate"},
+    output:
+        "data/interim/news20_messages.parquet",
+    log:
+        "logs/data/news20_messages.log",
+    benchmark:
+        "benchmarks/data/news20_messages.tsv"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/build_interim.py"
+
+
+rule wikipedia_counts:
+    input:
+        wikipedia_text="data/raw/wikipedia_text",
+        wikipedia_vocab="data/raw/wikipedia_vocab",
+    output:
+        counts="data/interim/wikipedia_counts/counts.npz",
+        vocab="data/interim/wikipedia_counts/vocab.txt",
+        docs="data/interim/wikipedia_counts/docs.parquet",
+        meta="data/interim/wikipedia_counts/meta.json",
+    params:
+        max_docs=wikipedia_max_docs(),
+    log:
+        "logs/data/wikipedia_counts.log",
+    benchmark:
+        "benchmarks/data/wikipedia_counts.tsv"
+    resources:
+        mem_mb=6000,
+        runtime=30,
+    script:
+        "../scripts/build_interim.py"
 
 
 rule build_corpus_tfidf:
