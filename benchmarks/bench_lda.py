@@ -1,0 +1,250 @@
+"""Throughput, memory and time-to-quality of the LDA engines against peer libraries, in one run.
+
+    .venv/bin/python benchmarks/bench_lda.py --peer-python /tmp/peer_venv/bin/python \
+        --out results/esca/bench --topics 100 --iters 50
+
+Every engine runs in its own subprocess (so the peak resident memory of each is its own): ESCA
+(1 and 2 threads), CollapsedGibbs, CVB0 from this package; tomotopy (1 and 2 workers) and the
+``lda`` package from a SEPARATE virtual environment (``--peer-python``; never installed into the
+project's .venv). Each worker snapshots its topic-word counts every ``--every`` iterations with the
+cumulative training wall time; this process scores every snapshot with ONE held-out protocol
+(document completion, scalable_bayes.evaluation.heldout) so the libraries are comparable.
+Speed is reported as ratios against tomotopy measured in the same run (the machine is shared).
+
+Corpus: ``--corpus data/processed/<name>`` (train/test split of the processed corpus) or, by
+default, 20 Newsgroups bydate train/test counted from the mirror's raw text (English stop words,
+min_df 5, max_df 0.5, alphabetic tokens of 2+ letters).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = Path(__file__).resolve()
+
+
+# ---------------------------------------------------------------------------- workers (subprocess)
+
+
+def _peak_rss_mib() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _worker(args):
+    """Runs in the child: fit one engine, snapshot topic-word counts, write an npz + JSON line."""
+    X = sp.load_npz(args.train).tocsr()
+    base_rss = _peak_rss_mib()
+    K, a, b, every, n_iter, nt = args.topics, args.alpha, args.beta, args.every, args.iters, args.threads
+    snaps, times, iters = [], [], []
+    n_tok = int(X.sum())
+    if args.engine in ("ESCA", "ESCA_plain", "CGS", "CVB0"):
+        import numba
+
+        from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs
+
+        cls = {"ESCA": ESCA, "ESCA_plain": ESCA, "CGS": CollapsedGibbs, "CVB0": CVB0}[args.engine]
+        kw = {"sampler": "plain"} if args.engine == "ESCA_plain" else {}
+        cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, n_threads=nt, seed=0, **kw).fit(X[:200])
+
+        def cb(est, rec):
+            snaps.append(est._topic_counts() - b)
+            times.append(rec["wall_time"])
+            iters.append(rec["iteration"])
+
+        cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=n_iter, n_threads=nt, seed=args.seed,
+            evaluate_every=every, callbacks=[cb], **kw).fit(X)
+        threads_used = numba.get_num_threads() if nt is None else nt
+    elif args.engine == "tomotopy":
+        import tomotopy as tp
+
+        mdl = tp.LDAModel(k=K, alpha=a, eta=b, seed=args.seed)
+        for m in range(X.shape[0]):
+            s, e = X.indptr[m], X.indptr[m + 1]
+            toks = np.repeat(X.indices[s:e], X.data[s:e])
+            if toks.size:
+                mdl.add_doc([str(i) for i in toks])
+        t0 = time.perf_counter()
+        mdl.train(0, workers=nt)
+        wall = time.perf_counter() - t0
+        V = X.shape[1]
+        vocab_ids = np.array([int(w) for w in mdl.used_vocabs], dtype=np.int64)
+
+        def snap():
+            W = np.zeros((K, V))
+            for k in range(K):
+                d = np.asarray(mdl.get_topic_word_dist(k), dtype=np.float64)  # (n_kv + eta)/(n_k + V' eta)
+                W[k, vocab_ids] = d * (mdl.get_count_by_topics()[k] + len(vocab_ids) * b) - b
+            return np.maximum(W, 0)
+
+        snaps.append(snap()); times.append(wall); iters.append(0)
+        for it in range(every, n_iter + 1, every):
+            t0 = time.perf_counter()
+            mdl.train(every, workers=nt)
+            wall += time.perf_counter() - t0
+            snaps.append(snap()); times.append(wall); iters.append(it)
+        threads_used = nt
+    elif args.engine == "lda":
+        import lda
+
+        # the lda package has no resumable training: one fit of n_iter iterations, final snapshot
+        t0 = time.perf_counter()
+        mdl = lda.LDA(n_topics=K, n_iter=n_iter, alpha=a, eta=b, random_state=args.seed, refresh=10**9)
+        mdl.fit(X)
+        snaps.append(mdl.nzw_.astype(np.float64)); times.append(time.perf_counter() - t0); iters.append(n_iter)
+        threads_used = 1
+    else:
+        raise SystemExit(f"unknown engine {args.engine}")
+    np.savez_compressed(args.snap_out, snaps=np.stack(snaps), times=np.array(times), iters=np.array(iters))
+    print(json.dumps({"engine": args.engine, "threads": threads_used, "n_tokens": n_tok,
+                      "peak_rss_mib": _peak_rss_mib(), "rss_after_load_mib": base_rss}))
+
+
+# ---------------------------------------------------------------------------- driver
+
+
+def build_news20(mirror: Path, cache: Path):
+    from sklearn.feature_extraction.text import CountVectorizer
+    import tarfile
+
+    cache.mkdir(parents=True, exist_ok=True)
+    tr, te = cache / "train.npz", cache / "test.npz"
+    if tr.exists() and te.exists():
+        return tr, te
+    docs = {"train": [], "test": []}
+    with tarfile.open(mirror / "20newsgroups" / "20news-bydate.tar.gz") as tf:
+        members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
+        for m in members:
+            split = "train" if "20news-bydate-train/" in m.name else "test"
+            docs[split].append(tf.extractfile(m).read().decode("latin-1"))
+    cv = CountVectorizer(stop_words="english", min_df=5, max_df=0.5, token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z]+\b")
+    sp.save_npz(tr, sp.csr_matrix(cv.fit_transform(docs["train"]).astype(np.int32)))
+    sp.save_npz(te, sp.csr_matrix(cv.transform(docs["test"]).astype(np.int32)))
+    return tr, te
+
+
+def corpus_from_processed(d: Path, cache: Path):
+    from scalable_bayes.corpora import load_corpus
+
+    c = load_corpus(d)
+    cache.mkdir(parents=True, exist_ok=True)
+    tr, te = cache / "train.npz", cache / "test.npz"
+    sp.save_npz(tr, c.subset("train").counts.astype(np.int32))
+    sp.save_npz(te, c.subset("test").counts.astype(np.int32))
+    return tr, te
+
+
+def run_worker(python, engine, threads, train, K, iters, every, alpha, beta, seed, tmp):
+    snap = Path(tmp) / f"{engine}_t{threads}_K{K}.npz"
+    cmd = [python, str(HERE), "--worker", "--engine", engine, "--threads", str(threads), "--train", str(train),
+           "--topics", str(K), "--iters", str(iters), "--every", str(every), "--alpha", str(alpha),
+           "--beta", str(beta), "--seed", str(seed), "--snap-out", str(snap)]
+    env = dict(os.environ)
+    env["NUMBA_NUM_THREADS"] = str(max(2, threads))
+    env["OMP_NUM_THREADS"] = str(threads)
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        print(f"[bench] {engine} t{threads} failed:\n{out.stderr[-2000:]}", file=sys.stderr)
+        return None
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    info["process_wall_s"] = time.perf_counter() - t0
+    z = np.load(snap)
+    return info, z["snaps"], z["times"], z["iters"]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--engine")
+    p.add_argument("--train")
+    p.add_argument("--snap-out")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--topics", type=int, nargs="+", default=[100])
+    p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--every", type=int, default=10)
+    p.add_argument("--alpha", type=float, default=0.5, help="doc-topic prior (issue: 0.5 at K = 100)")
+    p.add_argument("--beta", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--corpus", help="processed corpus directory (default: 20 Newsgroups from the mirror)")
+    p.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
+    p.add_argument("--peer-python", default="/tmp/peer_venv/bin/python")
+    p.add_argument("--engines", nargs="+",
+                   default=["ESCA:1", "ESCA:2", "tomotopy:1", "tomotopy:2", "CGS:1", "lda:1", "CVB0:1"])
+    p.add_argument("--big-k-engines", nargs="+", default=["ESCA:1", "ESCA:2", "tomotopy:1", "tomotopy:2"],
+                   help="engines run for K > 100 (the dense O(K) baselines are too slow there)")
+    p.add_argument("--test-docs", type=int, default=1000)
+    p.add_argument("--out", default="results/esca/bench")
+    args = p.parse_args(argv)
+    if args.worker:
+        args.topics = args.topics[0]
+        return _worker(args)
+
+    import pandas as pd
+
+    from scalable_bayes.evaluation.heldout import heldout_loglik
+    from scalable_bayes.utils import save_table
+
+    out = Path(args.out)
+    cache = out / "corpus"
+    if args.corpus:
+        train, test = corpus_from_processed(Path(args.corpus), cache)
+        cname = Path(args.corpus).name
+    else:
+        train, test = build_news20(Path(args.mirror), cache)
+        cname = "news20_bydate"
+    Xte = sp.load_npz(test).tocsr()
+    Xte = Xte[np.flatnonzero(np.asarray(Xte.sum(1)).ravel() >= 2)[: args.test_docs]]
+    rows, curves = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for K in args.topics:
+            engines = args.engines if K <= 100 else args.big_k_engines
+            for spec in engines:
+                engine, threads = spec.split(":")
+                threads = int(threads)
+                python = args.peer_python if engine in ("tomotopy", "lda") else sys.executable
+                res = run_worker(python, engine, threads, train, K, args.iters, args.every, args.alpha, args.beta,
+                                 args.seed, tmp)
+                if res is None:
+                    continue
+                info, snaps, times, iters = res
+                lls = [heldout_loglik(s + args.beta, Xte, args.alpha, seed=0) for s in snaps]
+                for it, t, ll in zip(iters, times, lls):
+                    curves.append({"corpus": cname, "K": K, "engine": engine, "threads": threads, "iteration": int(it),
+                                   "wall_time": float(t), "heldout_ll": float(ll)})
+                train_time = float(times[-1] - (times[0] if iters[0] == 0 else 0.0))
+                n_it = int(iters[-1] - (iters[0] if iters[0] == 0 else 0))
+                row = {"corpus": cname, "K": K, "engine": engine, "threads": threads, "iterations": n_it,
+                       "train_time_s": train_time, "tokens_per_s": info["n_tokens"] * n_it / train_time,
+                       "final_heldout_ll": float(lls[-1]), "peak_rss_mib": info["peak_rss_mib"],
+                       "rss_after_load_mib": info["rss_after_load_mib"]}
+                rows.append(row)
+                print(f"[bench] {cname} K={K} {engine} t{threads}: {row['tokens_per_s'] / 1e6:.2f}M tok/s, "
+                      f"LL {row['final_heldout_ll']:.4f}, peak {row['peak_rss_mib']:.0f} MiB", flush=True)
+    df = pd.DataFrame(rows)
+    tomo = df[df.engine == "tomotopy"].set_index(["K", "threads"])["tokens_per_s"]
+    df["ratio_vs_tomotopy_same_threads"] = [
+        r.tokens_per_s / tomo.get((r.K, r.threads), np.nan) for r in df.itertuples()]
+    ldap = df[df.engine == "lda"].set_index("K")["tokens_per_s"]
+    df["ratio_vs_lda"] = [r.tokens_per_s / ldap.get(r.K, np.nan) for r in df.itertuples()]
+    save_table(df, out / "throughput.csv")
+    save_table(df, out / "throughput.md")
+    save_table(pd.DataFrame(curves), out / "curves.csv")
+    print(df.to_string())
+
+
+if __name__ == "__main__":
+    main()

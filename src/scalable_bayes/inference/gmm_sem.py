@@ -1,0 +1,137 @@
+"""EM vs stochastic EM (SEM) for a Gaussian mixture (ESCA App. A and App. F, eqs. 71-73; TARGETS [A25]).
+
+EM:  E: r_ik propto theta_k N(x_i | mu_k, Sigma_k);  M: MAP updates with the soft counts.
+SEM: E as above; S: z_i ~ Cat(r_i); M: the same MAP updates with hard counts (eq. 73):
+     theta_k = (n_k + a - 1)/(n + K a - K),  mu_k = (kappa0 mu0 + sum_{z_i=k} x_i)/(kappa0 + n_k),
+     Sigma_k = (Psi0 + kappa0 mu0 mu0^T + sum_{z_i=k} x_i x_i^T - (kappa0 + n_k) mu_k mu_k^T)/(nu0 + d + 2 + n_k).
+Priors are not stated in the paper (TARGETS [A25] scaled default): a = 1, kappa0 = 0.01, mu0 = data
+mean, Psi0 = 0.01 I, nu0 = 0. An empty component keeps its previous parameters.
+Both use the same M-step so that the only difference is soft vs sampled assignments.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import logsumexp
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["GMMParams", "make_gmm_data", "fit_em_sem", "gmm_loglik", "init_params"]
+
+
+class GMMParams(NamedTuple):
+    weights: np.ndarray  # (K,)
+    means: np.ndarray  # (K, d)
+    covs: np.ndarray  # (K, d, d)
+
+
+def make_gmm_data(n_components=30, n_train=100_000, n_test=1_000, dim=2, seed=0):
+    """Synthetic mixture (TARGETS ESCA-Fig3 proposal): means U([-20, 20]^d), Sigma_k = diag(U(0.5, 2)^2),
+    weights Dir(5 * 1). Returns (X_train, X_test, true GMMParams)."""
+    rng = np.random.default_rng(seed)
+    K = n_components
+    means = rng.uniform(-20, 20, size=(K, dim))
+    sd = rng.uniform(0.5, 2.0, size=(K, dim))
+    covs = np.stack([np.diag(s**2) for s in sd])
+    w = rng.dirichlet(np.full(K, 5.0))
+    true = GMMParams(w, means, covs)
+
+    def draw(n):
+        z = rng.choice(K, size=n, p=w)
+        return means[z] + rng.standard_normal((n, dim)) * sd[z]
+
+    return draw(n_train), draw(n_test), true
+
+
+def _log_resp(X, p: GMMParams):
+    """log theta_k + log N(x_i | mu_k, Sigma_k), (n, K), vectorised over points."""
+    K, d = p.means.shape
+    out = np.empty((X.shape[0], K))
+    for k in range(K):
+        L = np.linalg.cholesky(p.covs[k])
+        Linv = np.linalg.inv(L)
+        y = (X - p.means[k]) @ Linv.T
+        out[:, k] = np.einsum("ij,ij->i", y, y)
+        out[:, k] *= -0.5
+        out[:, k] += np.log(max(p.weights[k], 1e-300)) - np.log(np.diag(L)).sum() - 0.5 * d * np.log(2 * np.pi)
+    return out
+
+
+def gmm_loglik(X, p: GMMParams) -> float:
+    """Mean log-likelihood per point of X under the mixture."""
+    return float(logsumexp(_log_resp(X, p), axis=1).mean())
+
+
+def init_params(X, n_components, scenario, rng, subsample=5000):
+    """'good': k-means++ seeding on a subsample; 'bad': all means in a 1 x 1 box around the data mean
+    (TARGETS proposal). Covariances start at the data covariance, weights uniform."""
+    K, d = n_components, X.shape[1]
+    Xs = X[rng.choice(X.shape[0], size=min(subsample, X.shape[0]), replace=False)]
+    if scenario == "good":
+        means = [Xs[rng.integers(Xs.shape[0])]]
+        d2 = ((Xs - means[0]) ** 2).sum(1)
+        for _ in range(1, K):
+            c = Xs[rng.choice(Xs.shape[0], p=d2 / d2.sum())]
+            means.append(c)
+            d2 = np.minimum(d2, ((Xs - c) ** 2).sum(1))
+        means = np.array(means)
+    elif scenario == "bad":
+        means = X.mean(0) + rng.uniform(-0.5, 0.5, size=(K, d))
+    else:
+        raise ValueError(f"init scenario must be 'good' or 'bad', got {scenario!r}")
+    cov = np.cov(X.T) + 1e-6 * np.eye(d)
+    return GMMParams(np.full(K, 1.0 / K), means, np.repeat(cov[None], K, axis=0))
+
+
+def _m_step(X, R, prev: GMMParams, a, kappa0, mu0, Psi0, nu0):
+    n, d = X.shape
+    K = R.shape[1]
+    nk = R.sum(0)
+    w = (nk + a - 1) / (n + K * a - K)
+    w = np.maximum(w, 0)
+    w /= w.sum()
+    sx = R.T @ X
+    sxx_all = np.einsum("nk,ni,nj->kij", R, X, X, optimize=True)
+    means = prev.means.copy()
+    covs = prev.covs.copy()
+    for k in range(K):
+        if nk[k] < 1e-8:
+            continue  # empty component: keep previous parameters
+        mu = (kappa0 * mu0 + sx[k]) / (kappa0 + nk[k])
+        sxx = sxx_all[k]
+        S = (Psi0 + kappa0 * np.outer(mu0, mu0) + sxx - (kappa0 + nk[k]) * np.outer(mu, mu)) / (nu0 + d + 2 + nk[k])
+        means[k] = mu
+        covs[k] = 0.5 * (S + S.T)
+    return GMMParams(w, means, covs)
+
+
+def fit_em_sem(X, X_test, init: GMMParams, method: str, n_iter: int, seed: int, *, a=1.0, kappa0=0.01,
+               psi0=0.01, nu0=0.0):
+    """Run EM or SEM for ``n_iter`` iterations from ``init``; returns (final params, list of records
+    with iteration, test and train mean log-likelihood)."""
+    if method not in ("EM", "SEM"):
+        raise ValueError(f"method must be 'EM' or 'SEM', got {method!r}")
+    rng = np.random.default_rng(seed)
+    mu0 = X.mean(0)
+    Psi0 = psi0 * np.eye(X.shape[1])
+    p = init
+    hist = [{"iteration": 0, "test_ll": gmm_loglik(X_test, p)}]
+    for it in range(1, n_iter + 1):
+        lr = _log_resp(X, p)
+        lse = logsumexp(lr, axis=1, keepdims=True)
+        hist[-1]["train_ll"] = float(lse.mean())  # train LL of the parameters this E-step used
+        lr -= lse
+        R = np.exp(lr)
+        if method == "SEM":
+            u = rng.random(X.shape[0])[:, None]
+            z = (np.cumsum(R, axis=1) < u).sum(1)
+            z = np.minimum(z, R.shape[1] - 1)
+            R = np.zeros_like(R)
+            R[np.arange(X.shape[0]), z] = 1.0
+        p = _m_step(X, R, p, a, kappa0, mu0, Psi0, nu0)
+        hist.append({"iteration": it, "test_ll": gmm_loglik(X_test, p)})
+    hist[-1]["train_ll"] = gmm_loglik(X, p)
+    return p, hist
