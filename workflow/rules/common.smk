@@ -47,3 +47,14 @@ def all_targets():
         out += paper_targets(paper)
     out += ["results/claims.md"]
     return out
+
+
+def plotting_code(paper):
+    """The plotting module of a paper, as an input of its plot rules: editing a plot function
+    re-runs the plot rules (and only them; compute rules do not depend on it)."""
+    return str(Path(workflow.basedir) / "src" / "scalable_bayes" / "plotting" / f"{paper}.py")
+
+
+# Conda environment of every rule for `--use-conda` users (envs/pipeline.post-deploy.sh installs
+# the scalable_bayes library into it).
+CONDA_ENV = "../../envs/pipeline.yaml"

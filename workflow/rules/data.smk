@@ -51,6 +51,8 @@ def corpus_files(name):
 
 
 rule fetch_source:
+    conda:
+        CONDA_ENV
     output:
         directory("data/raw/{source}"),
     params:
@@ -73,6 +75,8 @@ rule fetch_source:
 
 
 rule news20_messages:
+    conda:
+        CONDA_ENV
     input:
         **{"20news_bydate": "data/raw/20news_bydate"},
     output:
@@ -89,6 +93,8 @@ rule news20_messages:
 
 
 rule wikipedia_counts:
+    conda:
+        CONDA_ENV
     input:
         wikipedia_text="data/raw/wikipedia_text",
         wikipedia_vocab="data/raw/wikipedia_vocab",
@@ -111,6 +117,8 @@ rule wikipedia_counts:
 
 
 rule build_corpus_tfidf:
+    conda:
+        CONDA_ENV
     input:
         unpack(corpus_raw_dirs),
     output:
@@ -138,6 +146,8 @@ rule build_corpus_tfidf:
 
 
 rule build_corpus_counts:
+    conda:
+        CONDA_ENV
     input:
         unpack(corpus_raw_dirs),
     output:
@@ -164,6 +174,8 @@ rule build_corpus_counts:
 
 
 rule build_movielens:
+    conda:
+        CONDA_ENV
     input:
         movielens_100k="data/raw/movielens_100k",
     output:
@@ -178,6 +190,8 @@ rule build_movielens:
 
 
 rule build_mnist:
+    conda:
+        CONDA_ENV
     input:
         mnist="data/raw/mnist",
     output:
@@ -192,6 +206,8 @@ rule build_mnist:
 
 
 rule dataset_table:
+    conda:
+        CONDA_ENV
     input:
         meta=expand("data/processed/{corpus}/meta.json", corpus=config["data"]["table"]),
     output:

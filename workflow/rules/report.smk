@@ -2,6 +2,8 @@
 
 
 rule claims:
+    conda:
+        CONDA_ENV
     input:
         claim_targets(),
     output:
