@@ -40,6 +40,23 @@ def sgnht_targets():
 PAPER_TARGETS["sgnht"] = sgnht_targets
 
 
+def sgnht_ml_runs(kind="summary"):
+    return expand(
+        "results/sgnht/runs/ml/{task}/seed{seed}/{kind}.parquet",
+        task=SGNHT["ml"]["tasks"],
+        seed=SGNHT["ml"]["seeds"],
+        kind=kind,
+    )
+
+
+def sgnht_ml_inputs(wildcards):
+    if wildcards.task == "bnn":
+        return {"mnist": "data/processed/mnist/mnist.npz"}
+    if wildcards.task == "bpmf":
+        return {"ratings": "data/processed/movielens/ratings.parquet"}
+    return {"corpus": corpus_files(SGNHT["ml"]["lda"]["corpus"])}
+
+
 rule sgnht:
     input:
         sgnht_targets(),
@@ -188,3 +205,85 @@ rule sgnht_stab1:
         runtime=10,
     script:
         "../scripts/sgnht_synthetic_items.py"
+
+
+rule sgnht_run_ml:
+    input:
+        unpack(sgnht_ml_inputs),
+    output:
+        summary="results/sgnht/runs/ml/{task}/seed{seed}/summary.parquet",
+        trace="results/sgnht/runs/ml/{task}/seed{seed}/trace.parquet",
+    wildcard_constraints:
+        task="bnn|bpmf|lda",
+        seed=r"\d+",
+    params:
+        ml=SGNHT["ml"],
+    log:
+        "logs/sgnht/run_ml/{task}_seed{seed}.log",
+    benchmark:
+        "benchmarks/sgnht/run_ml/{task}_seed{seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    script:
+        "../scripts/sgnht_run_ml.py"
+
+
+rule sgnht_fig3:
+    input:
+        summary=sgnht_ml_runs(),
+    output:
+        fig=report("results/sgnht/figures/Fig3.png", caption="../report/sgnht_fig3.rst", category="sgnht"),
+        claim="results/sgnht/claims/SGNHT-Fig3.json",
+    params:
+        item="Fig3",
+        profile=PROFILE,
+        ml=SGNHT["ml"],
+    log:
+        "logs/sgnht/fig3/fig3.log",
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/sgnht_ml_items.py"
+
+
+rule sgnht_stab2:
+    input:
+        summary=sgnht_ml_runs(),
+    output:
+        csv=report("results/sgnht/tables/STab2.csv", caption="../report/sgnht_stab2.rst", category="sgnht"),
+        md="results/sgnht/tables/STab2.md",
+        claim="results/sgnht/claims/SGNHT-STab2.json",
+    params:
+        item="STab2",
+        profile=PROFILE,
+        ml=SGNHT["ml"],
+    log:
+        "logs/sgnht/stab2/stab2.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/sgnht_ml_items.py"
+
+
+rule sgnht_stab3:
+    input:
+        summary=sgnht_ml_runs(),
+    output:
+        csv=report("results/sgnht/tables/STab3.csv", caption="../report/sgnht_stab3.rst", category="sgnht"),
+        md="results/sgnht/tables/STab3.md",
+        claim="results/sgnht/claims/SGNHT-STab3.json",
+    params:
+        item="STab3",
+        profile=PROFILE,
+        ml=SGNHT["ml"],
+    log:
+        "logs/sgnht/stab3/stab3.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/sgnht_ml_items.py"
