@@ -1,0 +1,77 @@
+"""Numba kernels of the vMF mixture EM on CSR rows (pure functions; one row/column per loop index,
+so results do not depend on the number of threads)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True)
+def estep_csr(indptr, indices, data, Mt, a, b, soft):
+    """Responsibilities and per-row log-likelihood for log p_ik = a_k + b_k (x_i . m_k).
+
+    indptr/indices/data : CSR of X (n, d); Mt : (d, K) = directions^T, C-contiguous.
+    soft : True -> R = softmax_k, ll_i = logsumexp_k; False -> one-hot argmax, ll_i = max_k.
+    Returns (R (n, K), ll (n,)).
+    """
+    n = indptr.shape[0] - 1
+    K = Mt.shape[1]
+    R = np.zeros((n, K))
+    ll = np.empty(n)
+    for i in prange(n):
+        row = R[i]  # accumulate in place: no allocation per row
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            x = data[p]
+            for k in range(K):
+                row[k] += x * Mt[j, k]
+        best = -np.inf
+        kbest = 0
+        for k in range(K):
+            v = a[k] + b[k] * row[k]
+            row[k] = v
+            if v > best:
+                best = v
+                kbest = k
+        if soft:
+            s = 0.0
+            for k in range(K):
+                e = math.exp(row[k] - best) if row[k] > -np.inf else 0.0
+                row[k] = e
+                s += e
+            for k in range(K):
+                row[k] /= s
+            ll[i] = best + math.log(s)
+        else:
+            for k in range(K):
+                row[k] = 0.0
+            row[kbest] = 1.0
+            ll[i] = best
+    return R, ll
+
+
+@njit(cache=True, parallel=True)
+def class_sums_csc(indptr_t, indices_t, data_t, R):
+    """S^T = X^T R as (d, K), from the CSR of X^T (one column of X per loop index)."""
+    d = indptr_t.shape[0] - 1
+    K = R.shape[1]
+    St = np.zeros((d, K))
+    for j in prange(d):
+        for p in range(indptr_t[j], indptr_t[j + 1]):
+            i = indices_t[p]
+            x = data_t[p]
+            for k in range(K):
+                St[j, k] += x * R[i, k]
+    return St
+
+
+@njit(cache=True)
+def ordered_sum(v):
+    """Sequential sum (fixed order, so totals are bit-identical across thread counts)."""
+    s = 0.0
+    for i in range(v.shape[0]):
+        s += v[i]
+    return s
