@@ -109,3 +109,48 @@ def double_well_grad(theta):
     U = lambda t: (t + 4) * (t + 1) * (t - 1) * (t - 3) / 14 + 0.5  # noqa: E731
     eps = 1e-5
     return (U(theta + eps) - U(theta - eps)) / (2 * eps)
+
+
+def lda_expected_counts(pi, ptr, words, docs, alpha, sweeps, burn, rng):
+    """Within-document Gibbs, pure Python, same random-number consumption as models.lda.expected_counts."""
+    K, W = pi.shape
+    ekw = np.zeros((K, W))
+    ek = np.zeros(K)
+    keep = sweeps - burn
+    for d in docs:
+        toks = list(words[ptr[d]:ptr[d + 1]])
+        if not toks:
+            continue
+        z = [rng.uniform_int(K) for _ in toks]
+        ndk = np.zeros(K)
+        for k in z:
+            ndk[k] += 1
+        for s in range(sweeps):
+            for t, w in enumerate(toks):
+                ndk[z[t]] -= 1
+                probs = [(alpha + ndk[k]) * pi[k, w] for k in range(K)]
+                u = rng.uniform() * sum(probs)
+                acc, knew = 0.0, K - 1
+                for k in range(K):
+                    acc += probs[k]
+                    if u < acc:
+                        knew = k
+                        break
+                z[t] = knew
+                ndk[knew] += 1
+                if s >= burn:
+                    ekw[knew, w] += 1.0 / keep
+            if s >= burn:
+                ek += ndk / keep
+    return ekw, ek
+
+
+def numerical_grad(f, x, eps=1e-6, coords=None):
+    coords = range(len(x)) if coords is None else coords
+    g = {}
+    for i in coords:
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        g[i] = (f(xp) - f(xm)) / (2 * eps)
+    return g

@@ -1,0 +1,127 @@
+"""Models for SG-MCMC: gradients against finite differences / naive references, LDA kernels, quality floors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+
+import naive_samplers as naive
+from scalable_bayes import samplers
+from scalable_bayes.models import bnn, bpmf, lda
+from scalable_bayes.samplers.rng import make_key
+
+
+def test_bnn_gradient_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 12))
+    y = rng.integers(0, 4, 30)
+    m = bnn.BNN(X, y, hidden=5, n_classes=4, gibbs_every=10**9)
+    m.lam[:] = [0.5, 2.0, 1.5, 3.0]
+    m._calls = 1  # no Gibbs refresh of lambda during the check
+    th = rng.normal(0, 0.5, m.dim)
+    idx = np.array([1, 4, 7, 20, 29])
+
+    def U(t):
+        P = m.predict_proba(t, X[idx])
+        nll = -np.log(P[np.arange(len(idx)), y[idx]]).sum() * (30 / len(idx))
+        prior = sum(0.5 * m.lam[k] * (t[m.bounds[k]:m.bounds[k + 1]] ** 2).sum() for k in range(4))
+        return nll + prior
+
+    g = m.grad(th, idx, None)
+    coords = list(rng.choice(m.dim, 25, replace=False)) + [m.dim - 1, m.bounds[1], m.bounds[2]]
+    num = naive.numerical_grad(U, th, coords=coords)
+    for i in coords:
+        assert g[i] == pytest.approx(num[i], rel=1e-5, abs=1e-6)
+
+
+def test_bpmf_gradient_matches_finite_differences():
+    rng = np.random.default_rng(1)
+    users, items = rng.integers(0, 6, 40), rng.integers(0, 5, 40)
+    r = rng.integers(1, 6, 40).astype(float)
+    m = bpmf.BPMF(users, items, r, 6, 5, rank=3, tau=1.7, gibbs_every=10**9)
+    m._calls = 1
+    m.lam_U, m.lam_V, m.lam_a, m.lam_b = np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.0, 1.5]), 0.7, 1.3
+    th = rng.normal(0, 0.5, m.dim)
+    idx = np.array([0, 3, 3, 9, 17, 39])  # a repeated index must accumulate
+
+    def U(t):
+        Uu, V, a, b = m.unpack(t)
+        pred = m.mu + a[users[idx]] + b[items[idx]] + np.einsum("ij,ij->i", Uu[users[idx]], V[items[idx]])
+        nll = 0.5 * m.tau * ((r[idx] - pred) ** 2).sum() * 40 / len(idx)
+        prior = 0.5 * ((Uu**2) @ m.lam_U).sum() + 0.5 * ((V**2) @ m.lam_V).sum() + 0.5 * m.lam_a * a @ a + 0.5 * m.lam_b * b @ b
+        return nll + prior
+
+    g = m.grad(th, idx, None)
+    num = naive.numerical_grad(U, th)
+    np.testing.assert_allclose(g, [num[i] for i in range(m.dim)], rtol=1e-5, atol=1e-6)
+
+
+def _toy_corpus(seed=0, D=40, W=25, K=3, L=30):
+    rng = np.random.default_rng(seed)
+    topics = rng.dirichlet(np.full(W, 0.1), K)
+    rows = []
+    for _ in range(D):
+        th = rng.dirichlet(np.full(K, 0.3))
+        rows.append(rng.multinomial(L, th @ topics))
+    return sp.csr_matrix(np.array(rows)), topics
+
+
+def test_lda_softmax_and_gibbs_match_naive():
+    counts, _ = _toy_corpus()
+    m = lda.SemiCollapsedLDA(counts, n_topics=3, sweeps=4, burn=2)
+    th = m.init_position(0)
+    pi = m.topics(th)
+    ref = np.exp(th.reshape(3, -1) - logsumexp(th.reshape(3, -1), axis=1, keepdims=True))
+    np.testing.assert_allclose(pi, ref, rtol=1e-12)
+    key = make_key(4)
+    ref_rng = naive.NaiveRNG(key.copy())
+    docs = np.array([0, 5, 7], dtype=np.int64)
+    ekw, ek = np.zeros_like(pi), np.zeros(3)
+    lda.expected_counts(pi, m.ptr, m.words, docs, 0.1, 4, 2, key, ekw, ek)
+    rkw, rk = naive.lda_expected_counts(pi, m.ptr, m.words, docs, 0.1, 4, 2, ref_rng)
+    np.testing.assert_allclose(ekw, rkw, atol=1e-12)
+    np.testing.assert_allclose(ek, rk, atol=1e-12)
+    # expected counts sum to the document lengths
+    assert ek.sum() == pytest.approx(sum(m.ptr[d + 1] - m.ptr[d] for d in docs))
+
+
+def test_lda_sgnht_lowers_heldout_perplexity():
+    counts, _ = _toy_corpus(D=200, W=30, K=3, L=40)
+    train, test = counts[:160], counts[160:]
+    m = lda.SemiCollapsedLDA(train, n_topics=3, sweeps=6)
+    ptr, words = lda.tokens_from_counts(test)
+    optr, ow, hptr, hw = lda.split_halves(ptr, words)
+    th0 = m.init_position(0)
+
+    def perp(th):
+        out = np.empty(hw.shape[0])
+        lda.completion_probs(m.topics(th), optr, ow, hptr, hw, m.alpha, 20, make_key(1), out)
+        return float(np.exp(-np.mean(np.log(out))))
+
+    res = samplers.run_chain(samplers.sgnht_reformulated(a=0.1), m.model(), th0, seed=0, n_steps=300, step_size=2e-3,
+                             batch_size=20, burnin=299)
+    p0, p1 = perp(th0), perp(res.state.position)
+    assert p1 < 0.8 * p0, (p0, p1)
+
+
+MNIST = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
+
+
+@pytest.mark.skipif(not (MNIST / "t10k-images-idx3-ubyte.gz").exists(), reason="MNIST mirror not present")
+def test_bnn_sgnht_quality_floor_on_mnist():
+    from scalable_bayes.corpora import readers
+    from threadpoolctl import threadpool_limits
+
+    im = readers.read_idx(str(MNIST / "t10k-images-idx3-ubyte.gz"))
+    lb = readers.read_idx(str(MNIST / "t10k-labels-idx1-ubyte.gz"))
+    (Xtr, ytr), _, (Xte, yte) = bnn.split_mnist(im, lb, 3000, 1000, seed=0)
+    m = bnn.BNN(Xtr, ytr, hidden=50, seed=0)
+    with threadpool_limits(1, "blas"):
+        res = samplers.run_chain(samplers.sgnht_reformulated(a=0.01), m.model(), m.init_position(0), seed=0,
+                                 n_steps=800, step_size=1e-6, batch_size=20, burnin=799)
+    err = 100 * np.mean(m.predict_proba(res.state.position, Xte).argmax(1) != yte)
+    assert err < 20.0, err
