@@ -1,0 +1,148 @@
+"""Step time of SGLD, SGHMC and SGNHT on Bayesian logistic regression (N = 100,000, d = 50, minibatch 100).
+
+All timings in ONE run, as ratios against peers measured in the same process:
+  * ``driver``: scalable_bayes.samplers.run_chain (compiled chunks, per-step Info recorded, thinning,
+    checkpoints, divergence checks, progress logging) -- the library path.
+  * ``naive-numba``: a straightforward Numba loop (float64 data, numba's global np.random, fancy
+    indexing with temporaries), the baseline named in issue 4.
+  * ``blackjax`` (optional, ``--peer-python /tmp/peer_venv/bin/python``): blackjax SGLD/SGHMC with the
+    whole chain compiled by ``jax.lax.scan``, run in a separate venv (never installed into .venv).
+
+Usage: .venv/bin/python benchmarks/bench_sgmcmc.py [--steps 200000] [--repeats 3] [--out results/benchmarks]
+Pin to one core for the issue's setting: taskset -c 0 .venv/bin/python benchmarks/bench_sgmcmc.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from numba import njit  # noqa: E402
+
+from scalable_bayes import models, samplers  # noqa: E402
+from scalable_bayes.utils import save_table  # noqa: E402
+
+N, D, B = 100_000, 50, 100
+
+
+@njit(cache=True)
+def naive_chain(X, y, theta, n_steps, h, A, method, seed):
+    """Naive peer: float64 data, np.random global RNG, X[idx] fancy indexing (allocates each step)."""
+    np.random.seed(seed)
+    n, d = X.shape
+    p = np.random.standard_normal(d)
+    xi = A
+    ke = np.empty(n_steps)
+    for t in range(n_steps):
+        idx = np.random.randint(0, n, B)
+        Xb = X[idx]
+        s = 1.0 / (1.0 + np.exp(-(Xb @ theta)))
+        g = theta - (n / B) * (Xb.T @ (y[idx] - s))
+        z = np.random.standard_normal(d)
+        if method == 0:  # SGLD
+            theta = theta - h * g + np.sqrt(2 * h) * z
+            ke[t] = 0.0
+        elif method == 1:  # SGHMC
+            p = p - A * p * h - g * h + np.sqrt(2 * A * h) * z
+            theta = theta + p * h
+            ke[t] = 0.5 * (p @ p) / d
+        else:  # SGNHT
+            p = p - xi * p * h - g * h + np.sqrt(2 * A * h) * z
+            theta = theta + p * h
+            xi = xi + ((p @ p) / d - 1.0) * h
+            ke[t] = 0.5 * (p @ p) / d
+    return theta, ke
+
+
+BLACKJAX_SRC = textwrap.dedent('''
+    import json, sys, time
+    import numpy as np, jax, jax.numpy as jnp, blackjax
+    N, D, B, steps, h = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+    rng = np.random.default_rng(0)
+    X = jnp.asarray(rng.standard_normal((N, D)) / np.sqrt(D), dtype=jnp.float32)
+    y = jnp.asarray(rng.random(N) < 0.5, dtype=jnp.float32)
+    def logprior(th): return -0.5 * jnp.sum(th ** 2)
+    def loglik(th, batch):
+        xb, yb = batch
+        z = xb @ th
+        return jnp.sum(yb * z - jnp.logaddexp(0.0, z))
+    grad_fn = blackjax.sgmcmc.grad_estimator(logprior, loglik, N)
+    out = {}
+    for name, alg in [("SGLD", blackjax.sgld(grad_fn)), ("SGHMC", blackjax.sghmc(grad_fn, num_integration_steps=1))]:
+        def one(carry, key):
+            th = carry
+            k1, k2 = jax.random.split(key)
+            idx = jax.random.randint(k1, (B,), 0, N)
+            th = alg.step(k2, th, (X[idx], y[idx]), h)
+            return th, jnp.sum(th ** 2)
+        run = jax.jit(lambda th, keys: jax.lax.scan(one, th, keys))
+        keys = jax.random.split(jax.random.PRNGKey(0), steps)
+        th0 = jnp.zeros(D, dtype=jnp.float32)
+        jax.block_until_ready(run(th0, keys[:10]))
+        jax.block_until_ready(run(th0, keys))
+        t = time.perf_counter(); jax.block_until_ready(run(th0, keys)); out[name] = (time.perf_counter() - t) / steps
+    print(json.dumps(out))
+''')
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=200_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default="results/benchmarks")
+    ap.add_argument("--peer-python", default=None, help="python of a separate venv with blackjax installed")
+    args = ap.parse_args(argv)
+
+    X, y, _ = models.synthetic_logistic_data(N, D, 0)
+    model = models.logistic_regression(X, y, prior_var=1.0, max_batch=B)
+    h = 1e-5
+    rows = []
+    algs = {"SGLD": samplers.sgld(), "SGHMC": samplers.sghmc(A=1.0), "SGNHT": samplers.sgnht(A=1.0)}
+    code = {"SGLD": 0, "SGHMC": 1, "SGNHT": 2}
+    for name, alg in algs.items():
+        samplers.run_chain(alg, model, np.zeros(D), seed=0, n_steps=1000, step_size=h, batch_size=B)  # compile
+        naive_chain(X, y, np.zeros(D), 10, h, 1.0, code[name], 0)
+        for r in range(args.repeats):
+            t = time.perf_counter()
+            res = samplers.run_chain(alg, model, np.zeros(D), seed=r, n_steps=args.steps, step_size=h, batch_size=B,
+                                     thin=10, checkpoint_every=args.steps // 20, progress=False)
+            wall = time.perf_counter() - t
+            rows.append({"sampler": name, "impl": "driver", "repeat": r, "us_per_step": 1e6 * wall / args.steps,
+                         "us_per_step_sampler_only": 1e6 * res.wall_time / args.steps})
+            t = time.perf_counter()
+            naive_chain(X, y, np.zeros(D), args.steps, h, 1.0, code[name], r)
+            wall = time.perf_counter() - t
+            rows.append({"sampler": name, "impl": "naive-numba", "repeat": r, "us_per_step": 1e6 * wall / args.steps,
+                         "us_per_step_sampler_only": 1e6 * wall / args.steps})
+    if args.peer_python:
+        try:
+            outp = subprocess.run([args.peer_python, "-c", BLACKJAX_SRC, str(N), str(D), str(B), str(args.steps), str(h)],
+                                  capture_output=True, text=True, check=True, timeout=1800).stdout
+            for name, sec in json.loads(outp.strip().splitlines()[-1]).items():
+                rows.append({"sampler": name, "impl": "blackjax-scan", "repeat": 0, "us_per_step": 1e6 * sec,
+                             "us_per_step_sampler_only": 1e6 * sec})
+        except (subprocess.SubprocessError, OSError, ValueError) as err:
+            print(f"blackjax peer failed: {err}", file=sys.stderr)
+    df = pd.DataFrame(rows)
+    summ = df.groupby(["sampler", "impl"])["us_per_step"].agg(["median", "min", "max"]).reset_index()
+    base = summ[summ["impl"] == "naive-numba"].set_index("sampler")["median"]
+    summ["speedup_vs_naive"] = [base[s] / m for s, m in zip(summ["sampler"], summ["median"])]
+    summ["target_10us_met"] = summ["median"] <= 10.0
+    os.makedirs(args.out, exist_ok=True)
+    save_table(df, os.path.join(args.out, "bench_sgmcmc_raw.csv"))
+    save_table(summ, os.path.join(args.out, "bench_sgmcmc.csv"))
+    save_table(summ, os.path.join(args.out, "bench_sgmcmc.md"))
+    print(summ.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

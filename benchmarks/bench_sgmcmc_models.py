@@ -1,0 +1,79 @@
+"""BNN epoch time and BPMF iteration time of reformulated SGHMC / SGNHT (issue 4, speed section).
+
+BNN: 784-100-10 on n_train MNIST images (the mirror's t10k file), minibatch 20; one epoch = n_train/20 steps.
+BPMF: rank 10 on ml-100k (80% train), minibatch 400 ratings.
+BLAS is limited to one thread (as in the pipeline). Each timing is the median of --repeats runs.
+
+Usage: .venv/bin/python benchmarks/bench_sgmcmc_models.py [--mirror ../shared/data] [--out results/benchmarks]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tarfile
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from scalable_bayes import samplers
+from scalable_bayes.corpora import readers
+from scalable_bayes.models import bnn, bpmf
+from scalable_bayes.utils import save_table
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
+    ap.add_argument("--out", default="results/benchmarks")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--n-train", type=int, default=6000)
+    ap.add_argument("--bpmf-iters", type=int, default=1000)
+    args = ap.parse_args(argv)
+    rows = []
+    im = readers.read_idx(os.path.join(args.mirror, "mnist", "t10k-images-idx3-ubyte.gz"))
+    lb = readers.read_idx(os.path.join(args.mirror, "mnist", "t10k-labels-idx1-ubyte.gz"))
+    (Xtr, ytr), _, _ = bnn.split_mnist(im, lb, args.n_train, 1000)
+    ratings = None
+    tgz = os.path.join(args.mirror, "movielens", "ml-100k.tar.gz")
+    if os.path.exists(tgz):
+        with tempfile.TemporaryDirectory() as tmp:
+            with tarfile.open(tgz) as tf:
+                tf.extractall(tmp, filter="data")
+            ratings = readers.read_movielens_100k(tmp)
+    with threadpool_limits(1, "blas"):
+        for name, alg in [("SGHMC", samplers.sghmc_reformulated(a=0.01)), ("SGNHT", samplers.sgnht_reformulated(a=0.01))]:
+            steps = args.n_train // 20
+            for r in range(args.repeats):
+                m = bnn.BNN(Xtr, ytr, hidden=100, seed=r)
+                t = time.perf_counter()
+                res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=steps, step_size=2e-7,
+                                         batch_size=20, burnin=steps - 1, progress=False)
+                rows.append({"model": "BNN", "sampler": name, "unit": "epoch", "repeat": r,
+                             "seconds": time.perf_counter() - t, "sampler_seconds": res.wall_time, "steps": steps})
+            if ratings is not None:
+                tr, _, _ = bpmf.split_ratings(ratings)
+                for r in range(args.repeats):
+                    m = bpmf.BPMF(tr["user"].values, tr["item"].values, tr["rating"].values,
+                                  int(ratings["user"].max()) + 1, int(ratings["item"].max()) + 1, rank=10, seed=r)
+                    t = time.perf_counter()
+                    res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=args.bpmf_iters,
+                                             step_size=2e-7, batch_size=400, burnin=args.bpmf_iters - 1, progress=False)
+                    el = time.perf_counter() - t
+                    rows.append({"model": "BPMF", "sampler": name, "unit": "iteration", "repeat": r,
+                                 "seconds": el / args.bpmf_iters, "sampler_seconds": res.wall_time / args.bpmf_iters,
+                                 "steps": args.bpmf_iters})
+    df = pd.DataFrame(rows)
+    summ = df.groupby(["model", "sampler", "unit"])["seconds"].median().reset_index(name="median_seconds")
+    os.makedirs(args.out, exist_ok=True)
+    save_table(df, os.path.join(args.out, "bench_sgmcmc_models_raw.csv"))
+    save_table(summ, os.path.join(args.out, "bench_sgmcmc_models.md"))
+    save_table(summ, os.path.join(args.out, "bench_sgmcmc_models.csv"))
+    print(summ.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
