@@ -7,7 +7,7 @@ from scipy.special import logsumexp
 
 from scalable_bayes.evaluation.clustering import nmi
 from scalable_bayes.inference.vmf import BregmanVMF, MovMF, SphericalKMeans, init_partition_means
-from scalable_bayes.inference.vmf.kernels import class_sums_csc, estep_csr
+from scalable_bayes.inference.vmf.kernels import class_sums_csc, class_sums_csc_serial, estep_csr, estep_csr_serial
 from scalable_bayes.special import vmf_log_partition_uniform
 
 from naive_vmf import logsumexp_rows_naive, movmf_log_prob_naive
@@ -53,6 +53,17 @@ def test_class_sums_kernel_vs_dense():
     XT = X.T.tocsr()
     St = class_sums_csc(XT.indptr, XT.indices, XT.data, R)
     assert np.allclose(St.T, R.T @ X.toarray(), rtol=1e-13)
+    assert np.array_equal(St, class_sums_csc_serial(XT.indptr, XT.indices, XT.data, R))
+
+
+def test_serial_and_parallel_estep_identical():
+    X, _ = _mixture_data(n=60, d=20, K=3)
+    M = np.random.default_rng(3).normal(size=(20, 3))
+    a, b = np.array([0.1, -0.2, 0.3]), np.array([2.0, 3.0, 4.0])
+    for soft in (True, False):
+        R1, l1 = estep_csr(X.indptr, X.indices, X.data, M, a, b, soft)
+        R2, l2 = estep_csr_serial(X.indptr, X.indices, X.data, M, a, b, soft)
+        assert np.array_equal(R1, R2) and np.array_equal(l1, l2)
 
 
 def test_uniform_log_partition_monte_carlo():

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from .kernels import class_sums_csc, estep_csr, ordered_sum
+from .kernels import class_sums, estep, ordered_sum
 from ...special import (
     bessel_ratio,
     kappa_halley_perron,
@@ -228,12 +228,12 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
         # ---- E-step (log domain)
         a, b = component_scores(d, weights, r, kappa, parametrization, negentropy, kappa_method, kappa_max)
         Mt = np.ascontiguousarray(directions.T)
-        R, ll_rows = estep_csr(X.indptr, X.indices, X.data, Mt, np.ascontiguousarray(a, dtype=np.float64),
+        R, ll_rows = estep(X.indptr, X.indices, X.data, Mt, np.ascontiguousarray(a, dtype=np.float64),
                                np.ascontiguousarray(b, dtype=np.float64), assignment == "soft")
         ll = float(ordered_sum(ll_rows))
         # ---- M-step
         Nk = R.sum(axis=0)
-        S = class_sums_csc(XT.indptr, XT.indices, XT.data, R).T  # (K, d) sums s_k
+        S = class_sums(XT.indptr, XT.indices, XT.data, R).T  # (K, d) sums s_k
         snorm = np.linalg.norm(S, axis=1)
         alive = (Nk > 0) & (snorm > 0)
         weights = Nk / n

@@ -9,8 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, parallel=True)
-def estep_csr(indptr, indices, data, Mt, a, b, soft):
+def _estep_csr(indptr, indices, data, Mt, a, b, soft):
     """Responsibilities and per-row log-likelihood for log p_ik = a_k + b_k (x_i . m_k).
 
     indptr/indices/data : CSR of X (n, d); Mt : (d, K) = directions^T, C-contiguous.
@@ -53,8 +52,7 @@ def estep_csr(indptr, indices, data, Mt, a, b, soft):
     return R, ll
 
 
-@njit(cache=True, parallel=True)
-def class_sums_csc(indptr_t, indices_t, data_t, R):
+def _class_sums_csc(indptr_t, indices_t, data_t, R):
     """S^T = X^T R as (d, K), from the CSR of X^T (one column of X per loop index)."""
     d = indptr_t.shape[0] - 1
     K = R.shape[1]
@@ -66,6 +64,26 @@ def class_sums_csc(indptr_t, indices_t, data_t, R):
             for k in range(K):
                 St[j, k] += x * R[i, k]
     return St
+
+
+# Parallel versions for large inputs; serial ones for small inputs, where thread start-up dominates
+# (and stalls on a loaded machine). Both compute every row/column identically.
+estep_csr = njit(cache=True, parallel=True)(_estep_csr)
+estep_csr_serial = njit(cache=True)(_estep_csr)
+class_sums_csc = njit(cache=True, parallel=True)(_class_sums_csc)
+class_sums_csc_serial = njit(cache=True)(_class_sums_csc)
+
+PARALLEL_MIN_WORK = 2_000_000  # nnz x K above which the parallel kernels are used
+
+
+def estep(indptr, indices, data, Mt, a, b, soft):
+    f = estep_csr if data.shape[0] * Mt.shape[1] >= PARALLEL_MIN_WORK else estep_csr_serial
+    return f(indptr, indices, data, Mt, a, b, soft)
+
+
+def class_sums(indptr_t, indices_t, data_t, R):
+    f = class_sums_csc if data_t.shape[0] * R.shape[1] >= PARALLEL_MIN_WORK else class_sums_csc_serial
+    return f(indptr_t, indices_t, data_t, R)
 
 
 @njit(cache=True)

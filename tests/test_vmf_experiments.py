@@ -1,0 +1,57 @@
+"""VMF figure computations at tiny scale: tables have the expected shape and the claims are checkable."""
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from scalable_bayes.inference.vmf import experiments as ex
+
+
+def test_fig1_fig2_fig4_fig5_small():
+    df1 = ex.fig1_table(dims=(3, 20), n_points=15)
+    c1 = ex.fig1_claim(df1)
+    assert c1["holds"] is True and c1["details"]["max_rel_err"] < 1e-6
+    df2 = ex.fig2_table(dims=(10, 50), n_points=60)
+    c2 = ex.fig2_claim(df2)
+    assert c2["holds"] is True
+    assert set(df2.method) == {"refined", "banerjee"}
+    df4 = ex.fig4_table(n_points=20)
+    assert ex.fig4_claim(df4)["holds"] is True
+    df5 = ex.fig5_table(dims=(200,), n_points=12)
+    c5 = ex.fig5_claim(df5)
+    assert isinstance(c5["holds"], bool) and len(df5) == 12 * (1 + len(ex.ROOT_SETTINGS))
+
+
+def test_fig2_claim_can_fail():
+    df = ex.fig2_table(dims=(10, 50), n_points=40)
+    bad = df.copy()
+    swap = bad.method == "refined"
+    bad.loc[swap, "dphi_abs_err"] = 1.0  # refined suddenly worse than Banerjee everywhere
+    assert ex.fig2_claim(bad)["holds"] is False
+
+
+def test_subsample_stratified():
+    labels = np.repeat([0, 1, 2], [100, 50, 10])
+    idx = ex.subsample_stratified(labels, 32, np.random.default_rng(0))
+    counts = np.bincount(labels[idx])
+    assert counts.tolist() == [20, 10, 2] and np.all(np.diff(idx) > 0)
+    assert len(ex.subsample_stratified(labels, None, np.random.default_rng(0))) == 160
+
+
+def test_run_fig3_and_claim():
+    rng = np.random.default_rng(0)
+    K, d, n = 3, 40, 150
+    centers = np.abs(rng.normal(size=(K, d))) * (rng.random((K, d)) < 0.3)
+    y = rng.integers(0, K, n)
+    X = centers[y] + 0.5 * np.abs(rng.normal(size=(n, d))) * (rng.random((n, d)) < 0.2)
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    df = ex.run_fig3(sp.csr_matrix(X), y, "toy", [2, 3], seed=0, max_iter=15)
+    assert len(df) == 2 * (len(ex.VARIANTS) + 1)
+    assert df.nmi.between(0, 1).all()
+    again = ex.run_fig3(sp.csr_matrix(X), y, "toy", [2, 3], seed=0, max_iter=15)
+    pd.testing.assert_series_equal(df.nmi, again.nmi)  # same seed, same numbers
+    c = ex.fig3_claim(df)
+    assert c["holds"] is True
+    bad = df.copy()
+    bad.loc[bad.parametrization == "mean", "nmi"] -= 0.5
+    assert ex.fig3_claim(bad)["holds"] is False
