@@ -24,7 +24,8 @@ logger = logging.getLogger(__name__)
 
 def _trace_rows(res, n_trace, **labels):
     n = res.kinetic_energy.size
-    steps = np.unique(np.linspace(0, n - 1, min(n_trace, n)).astype(np.int64))
+    m = min(n_trace, n) // 2
+    steps = np.unique(np.concatenate([np.geomspace(1, n, m), np.linspace(1, n, m)]).astype(np.int64) - 1)
     ke_rm = mcmc.running_mean(res.kinetic_energy)
     xi_rm = mcmc.running_mean(res.thermostat)
     return pd.DataFrame({**{k: v for k, v in labels.items()}, "step": steps + 1, "ke_running_mean": ke_rm[steps],
