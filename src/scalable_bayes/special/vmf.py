@@ -179,7 +179,24 @@ def _refined1_hess(r, d):
 
 def _refined2_grad(r, d):
     """psi~'_2(r) = (d-1) r / (1 - r^2 - 1/psi~''_1(r))  (the paper's closed form for grad Psi)."""
-    return (d - 1.0) * r / (1.0 - r * r - 1.0 / _refined1_hess(r, d))
+    r = np.asarray(r, dtype=np.float64)
+    return _refined2_grad_kernel(np.ascontiguousarray(r).ravel(), float(d)).reshape(r.shape)
+
+
+@njit(cache=True)
+def _refined2_grad_kernel(r, d):
+    """Fused loop of psi~'_2 (about 20 floating-point operations per radius)."""
+    out = np.empty(r.shape[0])
+    dm1 = d - 1.0
+    dm2 = d - 2.0
+    for i in range(r.shape[0]):
+        x = r[i]
+        x2 = x * x
+        om = 1.0 - x2
+        q = dm1 + dm2 * x2 + x2 * x2
+        h = dm1 * (2.0 * x2 / (om * om) + 1.0 / om - x * (2.0 * dm2 * x + 4.0 * x2 * x) / (q * q) + 1.0 / q)
+        out[i] = dm1 * x / (om - 1.0 / h) if x > 0.0 else 0.0
+    return out
 
 
 @njit(cache=True)
