@@ -91,8 +91,11 @@ def plot_fig3(df, path, true_k=None):
             for (a, p, t), s in g.groupby(level=[0, 1, 2]):
                 ks = s.index.get_level_values("K")
                 name = {"mean": "Bregman (mean)", "natural": "movMF (natural)"}[p]
-                ax.plot(ks, s.to_numpy(), "--" if t else "-", color=colors[(a, p)], marker="o", ms=2.5,
-                        label=f"{a} {name}, {'tied' if t else 'free'}")
+                # Bregman drawn thick and translucent under the thin movMF line: both stay visible when equal
+                thick = p == "mean"
+                ax.plot(ks, s.to_numpy(), "--" if t else "-", color=colors[(a, p)], marker="o",
+                        ms=5 if thick else 2.5, lw=3.5 if thick else 1.2, alpha=0.55 if thick else 1.0,
+                        zorder=1 if thick else 2, label=f"{a} {name}, {'tied' if t else 'free'}")
             if ds in true_k:
                 ax.axvline(true_k[ds], color="0.6", lw=1)
             ax.set_title(f"{_DS_TITLES.get(ds, ds)} ({sub.seed.nunique()} inits)")
