@@ -196,17 +196,20 @@ def main(argv=None):
     ap.add_argument("--peer-python", default="/tmp/peer_venv/bin/python")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/vmf.md"))
     ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--parts", default="closed_form,em,scipy", help="comma-separated subset of closed_form,em,scipy")
     args = ap.parse_args(argv)
     lines = ["# vMF benchmarks", "", f"python {sys.version.split()[0]}, numpy {np.__version__}, scipy {scipy.__version__}, "
              f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", ""]
-    rows, s = bench_closed_form(args.n)
-    lines += [f"## Closed form vs root finding, {args.n:,} radii, d = 28,571", "",
+    parts = set(args.parts.split(","))
+    if "closed_form" in parts:
+        rows, s = bench_closed_form(args.n)
+        lines += [f"## Closed form vs root finding, {args.n:,} radii, d = 28,571", "",
               "| route | seconds | max rel. error vs full precision |", "|---|---|---|"]
-    lines += [f"| {a} | {b:.4f} | {c:.2e} |" for a, b, c in rows]
-    lines += ["", f"kappa: closed form {s['kappa_speedup']:.1f}x faster than Halley-Perron with {s['terms']} terms "
+        lines += [f"| {a} | {b:.4f} | {c:.2e} |" for a, b, c in rows]
+        lines += ["", f"kappa: closed form {s['kappa_speedup']:.1f}x faster than Halley-Perron with {s['terms']} terms "
               f"({s['kappa_speedup_vs_full']:.1f}x vs full precision); phi: {s['phi_speedup']:.1f}x", ""]
-    print("\n".join(lines))
-    if Path(args.corpus).exists():
+        print("\n".join(lines))
+    if Path(args.corpus).exists() and "em" in parts:
         rows, info = bench_em(args.corpus, args.peer_python)
         lines += [f"## EM iteration on {Path(args.corpus).name}: {info['n_docs']} docs x {info['n_terms']} terms, "
                   f"nnz {info['nnz']}, k = 20", "", "| method | seconds / iteration | NMI after 100 iterations |", "|---|---|---|"]
@@ -217,6 +220,7 @@ def main(argv=None):
         if "peer_error" in info:
             lines += ["", "spherecluster peer failed:", "```", info["peer_error"], "```"]
         lines.append("")
+    if Path(args.corpus).exists() and "scipy" in parts:
         rows = bench_scipy(args.corpus)
         lines += ["## scipy.stats.vonmises_fisher vs ours", "", "| quantity | scipy | ours |", "|---|---|---|"]
         lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
