@@ -220,7 +220,7 @@ def check_fig3(summary) -> dict:
     """At the smaller a: SGNHT's metric degrades from the smallest to the largest eta no more than SGHMC's
     (tolerance: 1 pooled sd), SGHMC's degradation counted as infinite if it diverges; SGNHT's mean KE within
     0.1 of 0.5 in >= 90% of runs; SGHMC's mean KE above SGNHT's in most (task, a, eta) cells."""
-    out, ok = {}, True
+    out, stab = {}, []
     for task, t in summary.groupby("task"):
         a0 = t["a"].min()
         tt = t[t["a"] == a0]
@@ -231,36 +231,47 @@ def check_fig3(summary) -> dict:
             hi = tt[(tt["method"] == m) & (tt["eta"] == e_hi)]
             deg[m] = np.inf if hi["diverged"].any() else float(hi["metric"].mean() - lo["metric"].mean())
         sd = float(np.nanmean(t.groupby(["method", "a", "eta"])["metric"].std().values)) if t["seed"].nunique() > 1 else 0.0
-        stable = deg["SGNHT"] <= deg["SGHMC"] + (sd if np.isfinite(sd) else 0.0)
+        sd = sd if np.isfinite(sd) else 0.0
+        # the stability claim is only testable where SGHMC actually degrades (or diverges) over the eta grid
+        testable = deg["SGHMC"] > sd
+        stable = deg["SGNHT"] <= deg["SGHMC"] + sd
         out[task] = {"degradation_small_a": {k: (None if not np.isfinite(v) else round(v, 4)) for k, v in deg.items()},
-                     "pooled_sd": round(sd, 4), "sgnht_more_stable": bool(stable)}
-        ok &= bool(stable)
+                     "pooled_sd": round(sd, 4), "sghmc_degrades": bool(testable),
+                     "sgnht_more_stable": bool(stable) if testable else None}
+        if testable:
+            stab.append(bool(stable))
     sg = summary[summary["method"] == "SGNHT"]
     frac_half = float(np.mean(np.abs(sg["mean_ke"] - 0.5) < 0.1)) if len(sg) else np.nan
     ke = summary.groupby(["task", "a", "eta", "method"])["mean_ke"].mean().unstack("method")
     frac_higher = float(np.mean(ke["SGHMC"] > ke["SGNHT"])) if len(ke) else np.nan
     out["sgnht_ke_within_0.1_of_half_fraction"] = round(frac_half, 3)
     out["sghmc_ke_above_sgnht_fraction"] = round(frac_higher, 3)
-    ok &= frac_half >= 0.9 and frac_higher > 0.5
-    out["holds"] = bool(ok)
+    ke_ok = frac_half >= 0.9 and frac_higher > 0.5
+    out["kinetic_energy_part_holds"] = bool(ke_ok)
+    # None: the stability half could not be tested (no task where SGHMC degrades within the eta grid)
+    out["holds"] = (bool(ke_ok) and all(stab)) if stab else None
     return out
 
 
 def check_table2(t2) -> dict:
-    res = {}
+    res, strict = {}, {}
     for task, t in t2[t2["task"] != "netflix"].groupby("task"):
         r = t.set_index("method")
         tol = float(np.nan_to_num(r.loc["SGHMC", "test_sd"]))
         res[task] = bool(r.loc["SGNHT", "test_mean"] <= r.loc["SGHMC", "test_mean"] + tol)
-    return {"holds": all(res.values()) if res else None, "sgnht_not_worse_within_1sd": res}
+        strict[task] = bool(r.loc["SGNHT", "test_mean"] < r.loc["SGHMC", "test_mean"])
+    return {"holds": all(res.values()) if res else None, "sgnht_not_worse_within_1sd": res, "sgnht_strictly_better": strict}
 
 
-def check_table3(t3) -> dict:
+def check_table3(t3, eta_max=None) -> dict:
     r = t3[t3["task"] == "bpmf"].set_index("method")
     if len(r) < 2:
         return {"holds": None, "reason": "bpmf not run"}
-    return {"holds": bool(r.loc["SGNHT", "eta"] >= r.loc["SGHMC", "eta"]),
-            "bpmf_eta": {"SGHMC": float(r.loc["SGHMC", "eta"]), "SGNHT": float(r.loc["SGNHT", "eta"])}}
+    e = {"SGHMC": float(r.loc["SGHMC", "eta"]), "SGNHT": float(r.loc["SGNHT", "eta"])}
+    if e["SGHMC"] == e["SGNHT"] == float(eta_max):
+        # both pick the largest eta of the grid: the grid never reaches a step size where SGHMC fails
+        return {"holds": None, "bpmf_eta": e, "reason": "both methods select the largest eta of the grid"}
+    return {"holds": bool(e["SGNHT"] >= e["SGHMC"]) and e["SGNHT"] != e["SGHMC"], "bpmf_eta": e}
 
 
 def write_ml_claim(item, path, profile, settings, summary, table=None):
@@ -282,8 +293,9 @@ def write_ml_claim(item, path, profile, settings, summary, table=None):
         claim = "At the validation-selected (a, eta), SGNHT has better test performance than SGHMC on every task."
         measured = "; ".join(f"{a} {b}: {c:.4g} ± {d:.2g}" for a, b, c, d in
                              zip(table["task"], table["method"], table["test_mean"], table["test_sd"]) if a != "netflix")
+        measured += f"; SGNHT strictly better: {r['sgnht_strictly_better']} (verdict uses TARGETS' 1-sd tolerance)"
     else:
-        r = check_table3(table)
+        r = check_table3(table, eta_max=max(settings["bpmf"]["eta"]) if "bpmf" in settings else None)
         claim = "SGNHT tolerates (is selected with) larger step sizes eta than SGHMC on the matrix-factorisation tasks."
         measured = "; ".join(f"{a} {b}: (a={c:g}, eta={d:g})" for a, b, c, d in
                              zip(table["task"], table["method"], table["a"], table["eta"]) if a != "netflix")
