@@ -137,13 +137,13 @@ def plot_sfig6(ng_density, path) -> None:
 def plot_fig3(table: pd.DataFrame, path, metric_labels: dict) -> None:
     """Fig. 3: test metric vs step size eta, one panel per (task, a); SGHMC vs SGNHT, error bars = sd over seeds."""
     tasks = list(dict.fromkeys(table["task"]))
-    a_vals = sorted(table["a"].unique())
+    ncol = int(table.groupby("task")["a"].nunique().max())
     with style():
-        fig, axes = plt.subplots(len(tasks), len(a_vals), figsize=(4 * len(a_vals), 3 * len(tasks)), squeeze=False)
+        fig, axes = plt.subplots(len(tasks), ncol, figsize=(4 * ncol, 3 * len(tasks)), squeeze=False)
         for i, task in enumerate(tasks):
             tt = table[table["task"] == task]
             a_task = sorted(tt["a"].unique())
-            for j in range(len(a_vals)):
+            for j in range(ncol):
                 ax = axes[i, j]
                 if j >= len(a_task):
                     ax.axis("off")
