@@ -295,6 +295,9 @@ def _refined1_phi(r, d):
     r2 = r * r
     v = 0.5 * d - 1.0
     s2 = 0.25 * d * d - 2.0 * d + 2.0
+    if s2 > 1e-12 and np.ndim(r) > 0:
+        ra = np.asarray(r, dtype=np.float64)
+        return _refined1_phi_log_kernel(np.ascontiguousarray(ra).ravel(), float(d)).reshape(ra.shape)
     if s2 > 1e-12:
         s = math.sqrt(s2)
         part = (np.log(r2 + v - s) - np.log(r2 + v + s) + math.log(v + s) - math.log(v - s)) / (4.0 * s)
@@ -304,6 +307,20 @@ def _refined1_phi(r, d):
     else:
         part = 0.5 * (1.0 / v - 1.0 / (r2 + v))
     return (d - 1.0) * (part - 0.5 * np.log1p(-r2))
+
+
+@njit(cache=True)
+def _refined1_phi_log_kernel(r, d):
+    """Fused loop of psi~_1 - psi(0) for d >= 7 (the log branch)."""
+    v = 0.5 * d - 1.0
+    s = math.sqrt(0.25 * d * d - 2.0 * d + 2.0)
+    c = math.log(v + s) - math.log(v - s)
+    out = np.empty(r.shape[0])
+    for i in range(r.shape[0]):
+        r2 = r[i] * r[i]
+        part = (math.log((r2 + v - s) / (r2 + v + s)) + c) / (4.0 * s)
+        out[i] = (d - 1.0) * (part - 0.5 * math.log1p(-r2))
+    return out
 
 
 def vmf_negentropy(r, d, method="exact", **kwargs):
