@@ -154,3 +154,37 @@ def numerical_grad(f, x, eps=1e-6, coords=None):
         xm[i] -= eps
         g[i] = (f(xp) - f(xm)) / (2 * eps)
     return g
+
+
+def lda_completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, rng):
+    """Document completion, pure Python, same random-number consumption as models.lda.completion_probs."""
+    K = pi.shape[0]
+    out = []
+    burn = sweeps // 2
+    for d in range(len(optr) - 1):
+        toks = list(owords[optr[d]:optr[d + 1]])
+        L = len(toks)
+        z = [rng.uniform_int(K) for _ in toks]
+        ndk = np.zeros(K)
+        for k in z:
+            ndk[k] += 1
+        th = np.zeros(K)
+        for s in range(sweeps):
+            for t, w in enumerate(toks):
+                ndk[z[t]] -= 1
+                probs = [(alpha + ndk[k]) * pi[k, w] for k in range(K)]
+                u = rng.uniform() * sum(probs)
+                acc, knew = 0.0, K - 1
+                for k in range(K):
+                    acc += probs[k]
+                    if u < acc:
+                        knew = k
+                        break
+                z[t] = knew
+                ndk[knew] += 1
+            if s >= burn:
+                th += (ndk + alpha) / (L + K * alpha)
+        th /= sweeps - burn
+        for w in hwords[hptr[d]:hptr[d + 1]]:
+            out.append(float(th @ pi[:, w]))
+    return np.array(out)

@@ -125,3 +125,18 @@ def test_bnn_sgnht_quality_floor_on_mnist():
                                  n_steps=800, step_size=1e-6, batch_size=20, burnin=799)
     err = 100 * np.mean(m.predict_proba(res.state.position, Xte).argmax(1) != yte)
     assert err < 20.0, err
+
+
+def test_lda_document_completion_matches_naive():
+    counts, _ = _toy_corpus(seed=3, D=6)
+    ptr, words = lda.tokens_from_counts(counts)
+    optr, ow, hptr, hw = lda.split_halves(ptr, words)
+    assert len(ow) + len(hw) == len(words) and hptr[-1] == len(hw)
+    m = lda.SemiCollapsedLDA(counts, n_topics=3)
+    pi = m.topics(m.init_position(2))
+    key = make_key(8)
+    ref = naive.lda_completion_probs(pi, optr, ow, hptr, hw, 0.1, 6, naive.NaiveRNG(key.copy()))
+    out = np.empty(hw.shape[0])
+    lda.completion_probs(pi, optr, ow, hptr, hw, 0.1, 6, key, out)
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+    assert np.all((out > 0) & (out < 1))
