@@ -145,13 +145,15 @@ def _word_row_nnz(W, K, v):
 
 
 @njit(parallel=True, cache=True)
-def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wprob, walias, wwork, wmass):
+def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wprob, walias, wwork, wmass,
+                wcoef):
     """Per-iteration draw tables of the dense term alpha (W_kv + beta) / (T_k + V beta).
 
     The dense term is split into a word-independent smoothing bucket alpha beta / (T_k + V beta)
     (one alias table of K, in ``s_*``) and a word bucket alpha W_kv / (T_k + V beta) over the
     word's nonzero topics only (alias tables in ``w*``, offsets ``wptr``): build cost
     O(K + nnz(W)) instead of O(V K). Returns the smoothing mass S; ``wmass[v]`` the word masses.
+    ``wcoef`` receives W_kv / (T_k + V beta) over the same sparse layout (word-bucket coefficients).
     """
     K = n_topics
     V = n_words
@@ -177,6 +179,7 @@ def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_w
             w = W[v * K + k]
             if w != 0:
                 wtop[o + n] = k
+                wcoef[o + n] = w * invT[k]
                 x = alpha * w * invT[k]
                 wprob[o + n] = x
                 tot += x
@@ -189,10 +192,10 @@ def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_w
 
 @njit(parallel=True, cache=True)
 def esca_sweep(
-    indptr, indices, cnt, chunks, n_topics, beta, seed, iteration,
+    indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop_r, dcnt_r, dnnz_r, dtop_w, dcnt_w, dnnz_w,
     W_r, W_w, Tpriv, invT,
-    s_prob, s_alias, S, wptr, wtop, wprob, walias, wmass, use_atomic,
+    s_prob, s_alias, S, wptr, wtop, wprob, walias, wmass, wcoef, use_atomic, mode,
 ):
     """One ESCA iteration (Alg. 1 with eq. 23), reading buffer r and writing buffer w.
 
@@ -203,6 +206,13 @@ def esca_sweep(
     term drawn in O(1) from the tables of :func:`esca_tables`. All tokens of one (document, word)
     entry are drawn from one computed distribution. Document m draws from the stream
     (seed, iteration, m), so results do not depend on the thread count.
+
+    ``mode`` picks, per (document, word) entry, one of two exact decompositions of the same
+    conditional: 1 = the paper's eq. 23 (document term over the document's nonzero topics + dense
+    term from the word's alias table); 2 = three buckets, (D_mk + alpha) W_kv/(T_k + V beta) over the
+    word's nonzero topics, D_mk beta/(T_k + V beta) over the document's topics (computed once per
+    document) and alpha beta/(T_k + V beta) (one alias table of K); 0 = whichever of the two loops
+    is shorter for the entry (nnz(W_v) vs nnz(D_m)). All three draw from the same distribution.
     """
     K = n_topics
     n_chunks = chunks.shape[0] - 1
@@ -211,24 +221,68 @@ def esca_sweep(
         touched = np.empty(K, np.int32)
         dinv = np.empty(K, np.float64)
         cum = np.empty(K, np.float64)
+        rcum = np.empty(K, np.float64)
+        dd = np.zeros(K, np.float64)
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, iteration, m)
             base = dptr[m]
             nz = dnnz_r[m]
+            R = 0.0
             for j in range(nz):
-                dinv[j] = dcnt_r[base + j] * invT[dtop_r[base + j]]
+                k = dtop_r[base + j]
+                dinv[j] = dcnt_r[base + j] * invT[k]
+                dd[k] = dcnt_r[base + j]
+                R += dinv[j] * beta
+                rcum[j] = R
             nt = 0
             for e in range(indptr[m], indptr[m + 1]):
                 v = indices[e]
                 row = v * K
+                wo = wptr[v]
+                wn = wptr[v + 1] - wo
+                if mode == 2 or (mode == 0 and wn <= nz):
+                    # word bucket over nnz(W_v), document bucket, smoothing bucket
+                    Q = 0.0
+                    for i in range(wn):
+                        Q += (dd[wtop[wo + i]] + alpha) * wcoef[wo + i]
+                        cum[i] = Q
+                    Z = Q + R + S
+                    for _ in range(cnt[e]):
+                        st, u = next_uniform(st)
+                        u *= Z
+                        if u < Q:
+                            i = 0
+                            while i < wn - 1 and cum[i] <= u:
+                                i += 1
+                            k = wtop[wo + i]
+                        elif u - Q < R and nz > 0:
+                            u -= Q
+                            j = 0
+                            while j < nz - 1 and rcum[j] <= u:
+                                j += 1
+                            k = dtop_r[base + j]
+                        else:
+                            x = (u - Q - R) / S
+                            if x >= 1.0:
+                                x = 0.9999999999999999
+                            if x < 0.0:
+                                x = 0.0
+                            k = draw_alias(x, s_prob, s_alias, 0, K)
+                        if scratch[k] == 0:
+                            touched[nt] = k
+                            nt += 1
+                        scratch[k] += 1
+                        if use_atomic:
+                            atomic_add(W_w, row + k, np.int32(1))
+                        else:
+                            W_w[row + k] += 1
+                    continue
                 P = 0.0
                 for j in range(nz):
                     P += dinv[j] * (W_r[row + dtop_r[base + j]] + beta)
                     cum[j] = P
                 wm = wmass[v]
                 Z = P + wm + S
-                wo = wptr[v]
-                wn = wptr[v + 1] - wo
                 for _ in range(cnt[e]):
                     st, u = next_uniform(st)
                     u *= Z
@@ -258,6 +312,8 @@ def esca_sweep(
                         atomic_add(W_w, row + k, np.int32(1))
                     else:
                         W_w[row + k] += 1
+            for j in range(nz):
+                dd[dtop_r[base + j]] = 0.0
             dnnz_w[m] = nt
             for i in range(nt):
                 k = touched[i]
