@@ -49,7 +49,18 @@ def _worker(args):
     X = sp.load_npz(args.train).tocsr()
     base_rss = _peak_rss_mib()
     K, a, b, every, n_iter, nt = args.topics, args.alpha, args.beta, args.every, args.iters, args.threads
-    snaps, times, iters = [], [], []
+    times, iters = [], []
+    snap_dir = Path(args.snap_out + ".d")
+    snap_dir.mkdir(parents=True, exist_ok=True)
+
+    class _Snaps(list):
+        """Snapshots go straight to disk (float32) so they do not inflate the measured peak memory."""
+
+        def append(self, W, word_major=False):
+            # our engines pass a view of their V x K count array (no copy); peers a K x V float32
+            np.save(snap_dir / f"{len(times):04d}{'_T' if word_major else ''}.npy", W)
+
+    snaps = _Snaps()
     n_tok = int(X.sum())
     if args.engine in ("ESCA", "ESCA_plain", "CGS", "CVB0"):
         import numba
@@ -61,16 +72,19 @@ def _worker(args):
         cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, n_threads=nt, seed=0, **kw).fit(X[:200])
 
         def cb(est, rec):
-            snaps.append(est._topic_counts() - b)
+            counts = est._W[est._r] if args.engine.startswith("ESCA") else est._Wc
+            snaps.append(counts.reshape(-1, K), word_major=True)
             times.append(rec["wall_time"])
             iters.append(rec["iteration"])
 
-        cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=n_iter, n_threads=nt, seed=args.seed,
-            evaluate_every=every, callbacks=[cb], **kw).fit(X)
+        est = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=n_iter, n_threads=nt, seed=args.seed,
+                  evaluate_every=every, callbacks=[cb], **kw).fit(X)
+        state_mib = est.state_nbytes() / 2**20
         threads_used = numba.get_num_threads() if nt is None else nt
     elif args.engine == "tomotopy":
         import tomotopy as tp
 
+        state_mib = float("nan")
         mdl = tp.LDAModel(k=K, alpha=a, eta=b, seed=args.seed)
         for m in range(X.shape[0]):
             s, e = X.indptr[m], X.indptr[m + 1]
@@ -84,7 +98,7 @@ def _worker(args):
         vocab_ids = np.array([int(w) for w in mdl.used_vocabs], dtype=np.int64)
 
         def snap():
-            W = np.zeros((K, V))
+            W = np.zeros((K, V), np.float32)
             for k in range(K):
                 d = np.asarray(mdl.get_topic_word_dist(k), dtype=np.float64)  # (n_kv + eta)/(n_k + V' eta)
                 W[k, vocab_ids] = d * (mdl.get_count_by_topics()[k] + len(vocab_ids) * b) - b
@@ -100,17 +114,19 @@ def _worker(args):
     elif args.engine == "lda":
         import lda
 
+        state_mib = float("nan")
         # the lda package has no resumable training: one fit of n_iter iterations, final snapshot
         t0 = time.perf_counter()
         mdl = lda.LDA(n_topics=K, n_iter=n_iter, alpha=a, eta=b, random_state=args.seed, refresh=10**9)
         mdl.fit(X)
-        snaps.append(mdl.nzw_.astype(np.float64)); times.append(time.perf_counter() - t0); iters.append(n_iter)
+        snaps.append(mdl.nzw_.astype(np.float32)); times.append(time.perf_counter() - t0); iters.append(n_iter)
         threads_used = 1
     else:
         raise SystemExit(f"unknown engine {args.engine}")
-    np.savez_compressed(args.snap_out, snaps=np.stack(snaps), times=np.array(times), iters=np.array(iters))
+    np.savez(args.snap_out, times=np.array(times), iters=np.array(iters))
     print(json.dumps({"engine": args.engine, "threads": threads_used, "n_tokens": n_tok,
-                      "peak_rss_mib": _peak_rss_mib(), "rss_after_load_mib": base_rss}))
+                      "peak_rss_mib": _peak_rss_mib(), "rss_after_load_mib": base_rss,
+                      "state_mib": state_mib}))
 
 
 # ---------------------------------------------------------------------------- driver
@@ -163,7 +179,9 @@ def run_worker(python, engine, threads, train, K, iters, every, alpha, beta, see
     info = json.loads(out.stdout.strip().splitlines()[-1])
     info["process_wall_s"] = time.perf_counter() - t0
     z = np.load(snap)
-    return info, z["snaps"], z["times"], z["iters"]
+    snaps = ((np.load(f).T if f.stem.endswith("_T") else np.load(f)).astype(np.float64)
+             for f in sorted(Path(str(snap) + ".d").glob("*.npy")))
+    return info, snaps, z["times"], z["iters"]
 
 
 def main(argv=None):
@@ -230,7 +248,7 @@ def main(argv=None):
                 row = {"corpus": cname, "K": K, "engine": engine, "threads": threads, "iterations": n_it,
                        "train_time_s": train_time, "tokens_per_s": info["n_tokens"] * n_it / train_time,
                        "final_heldout_ll": float(lls[-1]), "peak_rss_mib": info["peak_rss_mib"],
-                       "rss_after_load_mib": info["rss_after_load_mib"]}
+                       "rss_after_load_mib": info["rss_after_load_mib"], "sampler_state_mib": info["state_mib"]}
                 rows.append(row)
                 print(f"[bench] {cname} K={K} {engine} t{threads}: {row['tokens_per_s'] / 1e6:.2f}M tok/s, "
                       f"LL {row['final_heldout_ll']:.4f}, peak {row['peak_rss_mib']:.0f} MiB", flush=True)
