@@ -66,7 +66,7 @@ def naive_chain(X, y, theta, n_steps, h, A, method, seed):
 BLACKJAX_SRC = textwrap.dedent('''
     import json, sys, time
     import numpy as np, jax, jax.numpy as jnp, blackjax
-    N, D, B, steps, h = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+    N, D, B, steps, h, reps = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
     rng = np.random.default_rng(0)
     X = jnp.asarray(rng.standard_normal((N, D)) / np.sqrt(D), dtype=jnp.float32)
     y = jnp.asarray(rng.random(N) < 0.5, dtype=jnp.float32)
@@ -89,7 +89,9 @@ BLACKJAX_SRC = textwrap.dedent('''
         th0 = jnp.zeros(D, dtype=jnp.float32)
         jax.block_until_ready(run(th0, keys[:10]))
         jax.block_until_ready(run(th0, keys))
-        t = time.perf_counter(); jax.block_until_ready(run(th0, keys)); out[name] = (time.perf_counter() - t) / steps
+        out[name] = []
+        for _ in range(reps):
+            t = time.perf_counter(); jax.block_until_ready(run(th0, keys)); out[name].append((time.perf_counter() - t) / steps)
     print(json.dumps(out))
 ''')
 
@@ -125,11 +127,12 @@ def main(argv=None):
                          "us_per_step_sampler_only": 1e6 * wall / args.steps})
     if args.peer_python:
         try:
-            outp = subprocess.run([args.peer_python, "-c", BLACKJAX_SRC, str(N), str(D), str(B), str(args.steps), str(h)],
+            outp = subprocess.run([args.peer_python, "-c", BLACKJAX_SRC, str(N), str(D), str(B), str(args.steps), str(h), str(args.repeats)],
                                   capture_output=True, text=True, check=True, timeout=1800).stdout
-            for name, sec in json.loads(outp.strip().splitlines()[-1]).items():
-                rows.append({"sampler": name, "impl": "blackjax-scan", "repeat": 0, "us_per_step": 1e6 * sec,
-                             "us_per_step_sampler_only": 1e6 * sec})
+            for name, secs in json.loads(outp.strip().splitlines()[-1]).items():
+                for r, sec in enumerate(secs):
+                    rows.append({"sampler": name, "impl": "blackjax-scan", "repeat": r, "us_per_step": 1e6 * sec,
+                                 "us_per_step_sampler_only": 1e6 * sec})
         except (subprocess.SubprocessError, OSError, ValueError) as err:
             print(f"blackjax peer failed: {err}", file=sys.stderr)
     df = pd.DataFrame(rows)
