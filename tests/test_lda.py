@@ -80,7 +80,8 @@ def test_heldout_matches_naive(small, corpus):
 
 def _one_plain_sweep_expectation(X, K, a, b, seed):
     """(D, W, T) read buffer of an ESCA after 1 iteration, and the expected next counts."""
-    m = ESCA(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, seed=seed, n_threads=1).fit(X)
+    m = ESCA(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, seed=seed, n_threads=1,
+             decomposition="auto").fit(X)
     D = m.doc_topic_counts_.toarray().astype(float)
     W = m._W[m._r].reshape(-1, K).astype(float)
     T = m.topic_counts_.astype(float)
@@ -108,7 +109,7 @@ def test_esca_sweep_draws_from_frozen_conditional(small, sampler, mode):
         Tp = np.zeros_like(m._Tpriv)
         if sampler == "sparse_alias":
             S = kern.esca_tables(Wr, m._T, K, V, a, b, m._invT, m._s_prob, m._s_alias, m._s_work, m._wptr, m._wtop,
-                                 m._wprob, m._walias, m._wwork, m._wmass, m._wcoef)
+                                 m._wprob, m._walias, m._wwork, m._wmass, m._wcoef, m._wprob.size > 1)
             kern.esca_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0], Dr[1],
                             Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, Tp, m._invT, m._s_prob, m._s_alias, S, m._wptr,
                             m._wtop, m._wprob, m._walias, m._wmass, m._wcoef, False, mode)

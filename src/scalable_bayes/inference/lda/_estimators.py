@@ -315,9 +315,10 @@ class ESCA(_LDABase):
         wcap = int(min(C.n_tokens, V * K))
         self._wptr = np.zeros(V + 1, np.int64)
         self._wtop = np.empty(wcap, tdt)
-        self._wprob = np.empty(wcap, np.float64)
-        self._walias = np.empty(wcap, np.int32)
-        self._wwork = np.empty(wcap, np.int32)
+        acap = wcap if self.decomposition != "word" else 1  # word-bucket mode needs no per-word alias tables
+        self._wprob = np.empty(acap, np.float64)
+        self._walias = np.empty(acap, np.int32)
+        self._wwork = np.empty(acap, np.int32)
         self._wmass = np.zeros(V, np.float64)
         self._wcoef = np.empty(wcap, np.float64)
         d = self._D[0]
@@ -337,7 +338,7 @@ class ESCA(_LDABase):
         if self.sampler == "sparse_alias":
             S = kern.esca_tables(Wr, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias, self._s_work,
                                  self._wptr, self._wtop, self._wprob, self._walias, self._wwork, self._wmass,
-                                 self._wcoef)
+                                 self._wcoef, self.decomposition != "word")
             kern.esca_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                             self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv, self._invT,
                             self._s_prob, self._s_alias, S, self._wptr, self._wtop, self._wprob, self._walias,

@@ -146,7 +146,7 @@ def _word_row_nnz(W, K, v):
 
 @njit(parallel=True, cache=True)
 def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wprob, walias, wwork, wmass,
-                wcoef):
+                wcoef, word_alias):
     """Per-iteration draw tables of the dense term alpha (W_kv + beta) / (T_k + V beta).
 
     The dense term is split into a word-independent smoothing bucket alpha beta / (T_k + V beta)
@@ -154,6 +154,8 @@ def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_w
     word's nonzero topics only (alias tables in ``w*``, offsets ``wptr``): build cost
     O(K + nnz(W)) instead of O(V K). Returns the smoothing mass S; ``wmass[v]`` the word masses.
     ``wcoef`` receives W_kv / (T_k + V beta) over the same sparse layout (word-bucket coefficients).
+    With ``word_alias`` False (word-bucket decomposition only) the per-word alias tables are not
+    built and ``wprob``/``walias``/``wwork`` are not touched.
     """
     K = n_topics
     V = n_words
@@ -181,11 +183,12 @@ def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_w
                 wtop[o + n] = k
                 wcoef[o + n] = w * invT[k]
                 x = alpha * w * invT[k]
-                wprob[o + n] = x
+                if word_alias:
+                    wprob[o + n] = x
                 tot += x
                 n += 1
         wmass[v] = tot
-        if n > 0:
+        if n > 0 and word_alias:
             build_alias(wprob[o : o + n], tot, wprob[o : o + n], walias[o : o + n], wwork[o : o + n])
     return S
 
