@@ -12,11 +12,6 @@ try:
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
-# Mirror of the raw data: environment variable wins over config (CI sets it to ../shared/data).
-DATA_MIRROR = os.environ.get("SCALABLE_BAYES_MIRROR") or config["data"]["mirror"]
-if DATA_MIRROR:
-    DATA_MIRROR = str(Path(DATA_MIRROR).expanduser().resolve())
-
 PROFILE = config["profile"]
 
 # paper -> function returning the list of its figure/table/claim files for the active config

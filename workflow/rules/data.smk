@@ -55,11 +55,9 @@ rule fetch_source:
         CONDA_ENV
     output:
         directory("data/raw/{source}"),
-    params:
-        mirror=DATA_MIRROR,
-        urls=config["data"]["urls"],
-        retries=config["data"]["retries"],
-        timeout=config["data"]["timeout_s"],
+    # Where the files come from (mirror, URLs, retries) is read from the config inside the script,
+    # not passed as params: a verified source does not depend on how it was obtained, so changing
+    # those settings must not re-run the fetch.
     log:
         "logs/data/fetch_source/{source}.log",
     benchmark:
