@@ -67,6 +67,7 @@ def fig2(df, settings, out, profile):
             axes[r, 0].legend()
         K = int(df["n_topics"].iloc[0])
         fig.suptitle(f"ESCA Fig. 2 (K = {K}, alpha = {df['alpha'].iloc[0]:.3g}, beta = {df['beta'].iloc[0]:g})")
+        fig.tight_layout()
         savefig(fig, out)
     return dict(
         id="ESCA-Fig2", paper="esca",
@@ -180,7 +181,7 @@ def fig6(df, settings, out, profile):
     pairs = list(dict.fromkeys(zip(df["train_corpus"], df["test_corpus"])))
     rel_tol = float(settings.get("rel_tol", 0.05))
     with style():
-        fig, axes = plt.subplots(len(pairs), 4, figsize=(14, 3 * len(pairs)), squeeze=False)
+        fig, axes = plt.subplots(len(pairs), 4, figsize=(14, 3.6 * len(pairs)), squeeze=False)
         parts, ok, details = [], [], {}
         for r, (tr, te) in enumerate(pairs):
             d = df[(df["train_corpus"] == tr) & (df["test_corpus"] == te)]
@@ -216,6 +217,7 @@ def fig6(df, settings, out, profile):
                          f"over {len(rel)} (K, beta) settings")
             details[f"{tr}->{te}"] = {f"K={k},beta={b}": v for (k, b), v in rel.items()}
         fig.suptitle("ESCA Fig. 6: perplexity on cross-corpus held-out documents (mean +- sd over seeds)")
+        fig.tight_layout()
         savefig(fig, out)
     return dict(
         id="ESCA-Fig6", paper="esca",

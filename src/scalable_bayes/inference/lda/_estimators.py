@@ -272,6 +272,7 @@ class ESCA(_LDABase):
     """
 
     _name = "ESCA"
+    _doc_offset = 0  # global index of local document 0 (set by the MPI-sharded subclass)
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
                  seed=0, *, sampler="sparse_alias", decomposition="word", evaluate_every=0, heldout_sweeps=20,
@@ -323,7 +324,7 @@ class ESCA(_LDABase):
         self._wcoef = np.empty(wcap, np.float64)
         d = self._D[0]
         kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, int(self.seed), self._dptr, d[0], d[1], d[2],
-                       self._W[0], self._Tpriv)
+                       self._W[0], self._Tpriv, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = 0
         self._C = C
@@ -342,12 +343,13 @@ class ESCA(_LDABase):
             kern.esca_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                             self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv, self._invT,
                             self._s_prob, self._s_alias, S, self._wptr, self._wtop, self._wprob, self._walias,
-                            self._wmass, self._wcoef, self._use_atomic, _DECOMPOSITION[self.decomposition])
+                            self._wmass, self._wcoef, self._use_atomic, _DECOMPOSITION[self.decomposition],
+                            self._doc_offset)
         else:
             self._invT[:] = 1.0 / (self._T + V * b)
             kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                                  self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv,
-                                 self._invT, self._use_atomic)
+                                 self._invT, self._use_atomic, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = w
 

@@ -103,15 +103,16 @@ def draw_alias(u, prob, alias, offset, n):
 
 
 @njit(parallel=True, cache=True)
-def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv):
-    """Uniform random initial topics (Alg. 1, t = 0); fills D (sparse), W (atomic adds), Tpriv."""
+def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, doc_offset=0):
+    """Uniform random initial topics (Alg. 1, t = 0); fills D (sparse), W (atomic adds), Tpriv.
+    ``doc_offset``: global index of local document 0 (keys the random streams of a shard)."""
     K = n_topics
     n_chunks = chunks.shape[0] - 1
     for c in prange(n_chunks):
         scratch = np.zeros(K, np.int32)
         touched = np.empty(K, np.int32)
         for m in range(chunks[c], chunks[c + 1]):
-            st = stream(seed, 0, m)
+            st = stream(seed, 0, doc_offset + m)
             nt = 0
             for e in range(indptr[m], indptr[m + 1]):
                 v = indices[e]
@@ -198,7 +199,7 @@ def esca_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop_r, dcnt_r, dnnz_r, dtop_w, dcnt_w, dnnz_w,
     W_r, W_w, Tpriv, invT,
-    s_prob, s_alias, S, wptr, wtop, wprob, walias, wmass, wcoef, use_atomic, mode,
+    s_prob, s_alias, S, wptr, wtop, wprob, walias, wmass, wcoef, use_atomic, mode, doc_offset=0,
 ):
     """One ESCA iteration (Alg. 1 with eq. 23), reading buffer r and writing buffer w.
 
@@ -227,7 +228,7 @@ def esca_sweep(
         rcum = np.empty(K, np.float64)
         dd = np.zeros(K, np.float64)
         for m in range(chunks[c], chunks[c + 1]):
-            st = stream(seed, iteration, m)
+            st = stream(seed, iteration, doc_offset + m)
             base = dptr[m]
             nz = dnnz_r[m]
             R = 0.0
@@ -330,7 +331,7 @@ def esca_sweep(
 def sca_plain_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop_r, dcnt_r, dnnz_r, dtop_w, dcnt_w, dnnz_w,
-    W_r, W_w, Tpriv, invT, use_atomic,
+    W_r, W_w, Tpriv, invT, use_atomic, doc_offset=0,
 ):
     """One plain ("vanilla") SCA iteration: same update rule as :func:`esca_sweep`, but each
     entry's conditional (D_mk + alpha)(W_kv + beta)/(T_k + V beta) is formed densely over all K
@@ -343,7 +344,7 @@ def sca_plain_sweep(
         touched = np.empty(K, np.int32)
         cum = np.empty(K, np.float64)
         for m in range(chunks[c], chunks[c + 1]):
-            st = stream(seed, iteration, m)
+            st = stream(seed, iteration, doc_offset + m)
             base = dptr[m]
             nz = dnnz_r[m]
             for j in range(nz):
