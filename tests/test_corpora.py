@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from scalable_bayes.corpora import load_corpus, save_corpus
-from scalable_bayes.corpora.build import CORPORA, build_corpus, news20_messages
+from scalable_bayes.corpora.build import CORPORA, build_corpus, build_mnist, build_movielens, news20_messages
 from scalable_bayes.corpora.fetch import fetch_source
 
 pytestmark = pytest.mark.slow
@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 def raw(tmp_path_factory, mirror):
     root = tmp_path_factory.mktemp("raw")
     out = {}
-    for s in ("20news_bydate", "20news_matlab_vocab", "classic3", "kos", "msweb", "ohsumed", "pubmed_vocab"):
+    for s in ("20news_bydate", "20news_matlab_vocab", "classic3", "kos", "msweb", "ohsumed", "pubmed_vocab",
+              "mnist", "movielens_100k"):
         out[s] = fetch_source(s, root / s, mirror=mirror)
     # the pipeline's shared parse of the 20 Newsgroups messages, as rule news20_messages writes it
     path = root / "news20_messages.parquet"
@@ -103,3 +104,13 @@ def test_unknown_corpus_and_missing_source():
         build_corpus("kos", {})
     assert set(CORPORA) >= {"news20", "news20_small", "classic3", "classic300", "news20_different", "wiki_sggmc",
                             "wikipedia", "pubmed", "news20_lda", "reuters", "kos", "msweb"}
+
+
+def test_nontext_data_sets(raw):
+    m = build_mnist(raw)
+    assert m["images"].shape == (10000, 784) and m["images"].dtype == np.uint8
+    assert np.bincount(m["labels"]).tolist() == [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
+    assert m["train_labels"].shape == (60000,)
+    r = build_movielens(raw)
+    assert len(r) == 100000 and r["user"].nunique() == 943 and r["item"].nunique() == 1682
+    assert r["user"].min() == 0 and r["item"].min() == 0 and set(r["rating"].unique()) == {1, 2, 3, 4, 5}

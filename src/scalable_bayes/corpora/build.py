@@ -446,9 +446,18 @@ def build_mnist(raw: Raw) -> dict[str, np.ndarray]:
     """MNIST arrays from the mirror: the 10,000 t10k images (flattened uint8) and labels, and the
     60,000 training labels (the training images are not available)."""
     root = Path(raw["mnist"])
-    images = readers.read_idx(readers._find_file(root, "t10k-images-idx3-ubyte.gz"))
-    labels = readers.read_idx(readers._find_file(root, "t10k-labels-idx1-ubyte.gz"))
-    train_labels = readers.read_idx(readers._find_file(root, "train-labels-idx1-ubyte.gz"))
+
+    def idx(name: str) -> np.ndarray:
+        # the fetch step stores the IDX files decompressed; a plain copy of the mirror keeps the .gz
+        for candidate in (name, name + ".gz"):
+            hits = sorted(root.rglob(candidate))
+            if hits:
+                return readers.read_idx(hits[0])
+        raise FileNotFoundError(f"no {name}[.gz] under {root}; re-run the fetch rule for mnist")
+
+    images = idx("t10k-images-idx3-ubyte")
+    labels = idx("t10k-labels-idx1-ubyte")
+    train_labels = idx("train-labels-idx1-ubyte")
     if images.shape[0] != labels.shape[0]:
         raise ValueError(f"MNIST: {images.shape[0]} images but {labels.shape[0]} labels")
     return {"images": images.reshape(images.shape[0], -1), "labels": labels.astype(np.int64),
