@@ -3,7 +3,11 @@
 # and the two-spin Ising table (TabU1). Compute rules write tidy tables under results/esca/runs/;
 # plot/table rules read them and write the claims.
 
+import sys
+
 ESCA = config["esca"]
+ESCA_PYTHON = sys.executable
+ESCA_MPIEXEC = str(Path(sys.executable).with_name("mpiexec")) if Path(sys.executable).with_name("mpiexec").exists() else "mpiexec"
 ESCA_METHODS = ["ESCA", "ESCA_plain", "CGS", "CVB0"]
 
 
@@ -45,6 +49,41 @@ def esca_throughput_runs():
         # CGS and CVB0 sweeps are sequential: one thread count is enough
         if m.startswith("ESCA") or t == ESCA["throughput"]["threads"][0]
     ]
+
+
+def esca_mpi_runs():
+    return [
+        f"results/esca/runs/mpi/{c}~R{r}.parquet"
+        for c in ESCA["throughput"]["corpora"]
+        for r in ESCA["throughput"].get("mpi_ranks", [])
+    ]
+
+
+def esca_mpi_args(wildcards):
+    r = ESCA["throughput"]["run"]
+    args = [
+        f"--n-topics {r['n_topics']}",
+        f"--beta {r['beta']}",
+        f"--n-iter {r['n_iter']}",
+        f"--evaluate-every {r['n_iter']}",
+        "--threads 1",
+        "--seed 0",
+    ]
+    if r.get("alpha") is not None:
+        args.append(f"--alpha {r['alpha']}")
+    if r.get("max_train_docs") is not None:
+        args.append(f"--max-train-docs {r['max_train_docs']}")
+    if r.get("max_test_docs") is not None:
+        args.append(f"--max-test-docs {r['max_test_docs']}")
+    return " ".join(args)
+
+
+def esca_train_files(wildcards):
+    return corpus_files(wildcards.esca_train)
+
+
+def esca_test_files(wildcards):
+    return corpus_files(wildcards.esca_test)
 
 
 def esca_fig5_runs():
@@ -118,8 +157,8 @@ rule esca:
 
 rule esca_run:
     input:
-        train=lambda w: corpus_files(w.esca_train),
-        test=lambda w: corpus_files(w.esca_test),
+        train=esca_train_files,
+        test=esca_test_files,
     output:
         "results/esca/runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}/seed{esca_seed}.parquet",
     params:
@@ -136,6 +175,34 @@ rule esca_run:
         runtime=60,
     script:
         "../scripts/esca_run.py"
+
+
+rule esca_mpi_run:
+    """Distributed ESCA (scalable_bayes.inference.lda.distributed) under mpiexec; on a cluster the
+    slurm profile maps resources.tasks to MPI tasks (set resources.mpi to "srun")."""
+    input:
+        train=esca_train_files,
+    output:
+        "results/esca/runs/mpi/{esca_train}~R{esca_ranks}.parquet",
+    wildcard_constraints:
+        esca_ranks=r"\d+",
+    params:
+        corpus_dir=lambda w: esca_corpus_dir(w.esca_train),
+        args=esca_mpi_args,
+        python=ESCA_PYTHON,
+    log:
+        "logs/esca/mpi_run/{esca_train}~R{esca_ranks}.log",
+    benchmark:
+        "benchmarks/esca/mpi_run/{esca_train}~R{esca_ranks}.tsv"
+    threads: lambda w: int(w.esca_ranks)
+    resources:
+        mem_mb=4000,
+        runtime=60,
+        tasks=lambda w: int(w.esca_ranks),
+        mpi=ESCA_MPIEXEC,
+    shell:
+        "{resources.mpi} -n {resources.tasks} {params.python} -m scalable_bayes.inference.lda.distributed "
+        "--corpus {params.corpus_dir} --out {output} {params.args} --log {log} 2>> {log}"
 
 
 rule esca_gmm_run:
@@ -238,6 +305,7 @@ rule esca_fig6:
 rule esca_throughput_table:
     input:
         runs=esca_throughput_runs(),
+        mpi=esca_mpi_runs(),
     output:
         csv="results/esca/tables/Throughput.csv",
         md="results/esca/tables/Throughput.md",

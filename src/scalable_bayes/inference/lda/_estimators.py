@@ -313,7 +313,8 @@ class ESCA(_LDABase):
         self._s_prob = np.empty(K, np.float64)
         self._s_alias = np.empty(K, np.int32)
         self._s_work = np.empty(K, np.int32)
-        wcap = int(min(C.n_tokens, V * K))
+        # nnz(W) <= min(tokens, V K); a shard (distributed ESCA) sees the global W: global tokens
+        wcap = int(min(getattr(self, "_table_tokens", C.n_tokens), V * K))
         self._wptr = np.zeros(V + 1, np.int64)
         self._wtop = np.empty(wcap, tdt)
         acap = wcap if self.decomposition != "word" else 1  # word-bucket mode needs no per-word alias tables

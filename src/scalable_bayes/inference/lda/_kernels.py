@@ -174,6 +174,8 @@ def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_w
     wptr[0] = 0
     for v in range(V):
         wptr[v + 1] = wptr[v] + nnz[v]
+    if wptr[V] > wtop.shape[0]:
+        raise ValueError("esca_tables: nnz(W) exceeds the capacity of the word tables")
     for v in prange(V):
         o = wptr[v]
         n = 0

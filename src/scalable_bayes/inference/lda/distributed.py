@@ -74,13 +74,31 @@ class DistributedESCA(ESCA):
 
         self._comm().Allreduce(MPI.IN_PLACE, a, op=MPI.SUM)
 
+    def _warm_up(self):
+        """Compile (or load) the kernels on rank 0 alone before the others load them from Numba's
+        on-disk cache: ranks compiling one signature at once can leave a cache entry that crashes
+        on load."""
+        import scipy.sparse as sp
+
+        comm = self._comm()
+        if comm.rank == 0:
+            tiny = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
+            est = ESCA(n_topics=2, n_iter=1, n_threads=self.n_threads_, seed=0, sampler=self.sampler,
+                       decomposition=self.decomposition)
+            est._doc_offset = 1
+            est.fit(tiny)
+        comm.Barrier()
+
     def _init_state(self, C: CorpusArrays):
         comm = self._comm()
+        if comm.size > 1:
+            self._warm_up()
         bounds = shard_bounds(C.doc_len, comm.size)
         lo, hi = int(bounds[comm.rank]), int(bounds[comm.rank + 1])
         self.shard_ = (lo, hi)
         self.n_ranks_ = comm.size
         self._doc_offset = lo
+        self._table_tokens = C.n_tokens  # the draw tables are built from the global W
         self._Cloc = _Shard(C, lo, hi)
         super()._init_state(self._Cloc)
         self._allreduce(self._W[0])
