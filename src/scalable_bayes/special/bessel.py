@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, vectorize
+from numba import njit
 from scipy import special as sps
 
 __all__ = ["log_besseli", "bessel_ratio", "bessel_ratio_perron"]

@@ -292,10 +292,6 @@ def fig3_claim(df, tol=0.02):
     m = mix.groupby(["dataset", "K", "assignment", "tied", "parametrization"])["nmi"].mean().unstack("parametrization")
     diff = (m["mean"] - m["natural"]).abs()
     worst = diff.groupby(level="dataset").max()
-    at_true = {}
-    for ds, sub in mix.groupby("dataset"):
-        k_true = int(sub.attrs.get("k_true", 0)) if hasattr(sub, "attrs") else 0
-        at_true[ds] = k_true
     return {
         "claim": "No qualitative difference between mean-parameter (Bregman) and natural-parameter (movMF) fits: "
                  f"|NMI_Bregman - NMI_movMF| <= {tol} in every (dataset, K, soft/hard, tied/free) cell.",
