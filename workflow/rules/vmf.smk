@@ -89,7 +89,7 @@ rule vmf_plot_curves:
     input:
         table="results/vmf/runs/{fig}/curves.parquet",
     output:
-        png=report("results/vmf/figures/{fig}.png", caption="../report/vmf_{fig}.rst", category="vmf"),
+        png=report("results/vmf/figures/{fig}.png", caption="../report/vmf_curves.rst", category="vmf"),
         pdf="results/vmf/figures/{fig}.pdf",
         claim="results/vmf/claims/VMF-{fig}.json",
     wildcard_constraints:
