@@ -85,7 +85,7 @@ def plot_fig3(df, path, true_k=None):
         nrow = int(np.ceil(n / ncol))
         fig, axes = plt.subplots(nrow, ncol, figsize=(5 * ncol, 3.6 * nrow), squeeze=False)
         mix = df[df.method != "spkmeans"]
-        for ax, ds in zip(axes.T.ravel() if nrow == 2 else axes.ravel(), datasets):
+        for ax, ds in zip(axes.ravel(), datasets):  # paper layout: classic3 | news20 over classic300 | news20-small
             sub = mix[mix.dataset == ds]
             g = sub.groupby(["assignment", "parametrization", "tied", "K"])["nmi"].mean()
             for (a, p, t), s in g.groupby(level=[0, 1, 2]):
