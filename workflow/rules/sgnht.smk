@@ -86,6 +86,7 @@ rule sgnht_run_synthetic:
 
 rule sgnht_fig1:
     input:
+        plot_code=plotting_code("sgnht"),
         summary=sgnht_run_files("double_well"),
         density=sgnht_run_files("double_well", "density"),
         traces=sgnht_run_files("double_well", "traces"),
@@ -107,6 +108,7 @@ rule sgnht_fig1:
 
 rule sgnht_sfig4:
     input:
+        plot_code=plotting_code("sgnht"),
         summary=sgnht_run_files("double_well"),
         traces=sgnht_run_files("double_well", "traces"),
     output:
@@ -127,6 +129,7 @@ rule sgnht_sfig4:
 
 rule sgnht_fig2:
     input:
+        plot_code=plotting_code("sgnht"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_density=sgnht_run_files("known_variance", "density"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
@@ -149,6 +152,7 @@ rule sgnht_fig2:
 
 rule sgnht_sfig5:
     input:
+        plot_code=plotting_code("sgnht"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
     output:
@@ -169,6 +173,7 @@ rule sgnht_sfig5:
 
 rule sgnht_sfig6:
     input:
+        plot_code=plotting_code("sgnht"),
         ng_summary=sgnht_run_files("normal_gamma"),
         ng_density=sgnht_run_files("normal_gamma", "density"),
     output:
@@ -189,6 +194,7 @@ rule sgnht_sfig6:
 
 rule sgnht_stab1:
     input:
+        plot_code=plotting_code("sgnht"),
         ng_summary=sgnht_run_files("normal_gamma"),
     output:
         csv=report("results/sgnht/tables/STab1.csv", caption="../report/sgnht_stab1.rst", category="sgnht"),
@@ -232,6 +238,7 @@ rule sgnht_run_ml:
 
 rule sgnht_fig3:
     input:
+        plot_code=plotting_code("sgnht"),
         summary=sgnht_ml_runs(),
     output:
         fig=report("results/sgnht/figures/Fig3.png", caption="../report/sgnht_fig3.rst", category="sgnht"),
@@ -251,6 +258,7 @@ rule sgnht_fig3:
 
 rule sgnht_stab2:
     input:
+        plot_code=plotting_code("sgnht"),
         summary=sgnht_ml_runs(),
     output:
         csv=report("results/sgnht/tables/STab2.csv", caption="../report/sgnht_stab2.rst", category="sgnht"),
@@ -271,6 +279,7 @@ rule sgnht_stab2:
 
 rule sgnht_stab3:
     input:
+        plot_code=plotting_code("sgnht"),
         summary=sgnht_ml_runs(),
     output:
         csv=report("results/sgnht/tables/STab3.csv", caption="../report/sgnht_stab3.rst", category="sgnht"),
