@@ -133,3 +133,27 @@ def test_interrupted_run_resumes_and_results_are_identical(run_a, tmp_path_facto
         pb = wd / pa.relative_to(wd_a)
         ca, cb = json.loads(pa.read_text()), json.loads(pb.read_text())
         assert ca["holds"] == cb["holds"], pa.name
+
+
+def _jobs_by_rule(output: str) -> dict[str, int]:
+    block = output.split("Job stats:", 1)[1].split("total", 1)[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", block, re.M)}
+
+
+def test_adding_a_seed_schedules_only_the_new_runs(run_a, repo, mirror, tmp_path):
+    wd, _ = run_a
+    cfg = __import__("yaml").safe_load((repo / "config" / "smoke.yaml").read_text())
+    if not cfg.get("sgnht", {}).get("activate"):
+        pytest.skip("sgnht is not active in the smoke config")
+    seeds = list(cfg["sgnht"]["seeds"])
+    extra = tmp_path / "sweep.yaml"
+    extra.write_text(f"sgnht:\n  seeds: {seeds + [max(seeds) + 1]}\n")
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(wd), "--configfile",
+           str(repo / "config" / "smoke.yaml"), str(extra), "--cores", "2", "-n"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(mirror), timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    jobs = _jobs_by_rule(out)
+    # one new compute job per synthetic experiment, plus the aggregations that read every seed
+    assert jobs.get("sgnht_run_synthetic") == 3, jobs
+    assert not any(r.startswith(("fetch_", "build_", "vmf_", "esca_run")) for r in jobs), jobs
