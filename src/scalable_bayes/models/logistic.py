@@ -18,13 +18,17 @@ def _logreg_grad(x, data, idx, key, out):
 
     Memory-bound on random rows of X (float32, 200-byte rows for d = 50), so the kernel is
     staged: (1) one software prefetch per cache line of every minibatch row and label (the
-    misses overlap instead of stalling one after another), (2) all minibatch dot products
+    misses overlap instead of stalling one after another; when the driver already fetched them
+    one step ahead these hit the cache), (2) all minibatch dot products
     x_i' theta into the scratch ``z`` (float64 accumulation), four rows at a time so each
     theta_j load serves four rows, (3) the residuals r_i = (N/n)(y_i - sigmoid(z_i)) in place,
-    (4) the accumulation, four rows per pass over ``out``. fastmath lets LLVM vectorise the
+    (4) the accumulation, four rows per pass over ``out``. During (2) it also prefetches the rows
+    of the NEXT step's minibatch, ``data[4]`` (the model's ``next_batch`` buffer, filled one step
+    ahead by the driver; stale or zero indices are harmless, a prefetch never changes a value), so
+    their memory latency overlaps this step's arithmetic. fastmath lets LLVM vectorise the
     reductions; the result is still deterministic (the same compiled code gives the same numbers).
     """
-    X, y, prior_prec, z = data[0], data[1], data[2][0], data[3]
+    X, y, prior_prec, z, nxt = data[0], data[1], data[2][0], data[3], data[4]
     N = X.shape[0]
     d = X.shape[1]
     b = idx.shape[0]
@@ -41,6 +45,13 @@ def _logreg_grad(x, data, idx, key, out):
         prefetch(y, idx[k] * y.itemsize)
     k = 0
     while k + 4 <= b:
+        for q in range(k, k + 4):  # lookahead: start loading the next step's rows
+            off = nxt[q] * rb
+            prefetch(X, off)
+            prefetch(X, off + 64)
+            prefetch(X, off + 128)
+            prefetch(X, off + rb - 1)
+            prefetch(y, nxt[q] * y.itemsize)
         w0 = X[idx[k]]
         w1 = X[idx[k + 1]]
         w2 = X[idx[k + 2]]
@@ -94,16 +105,24 @@ def _logreg_grad(x, data, idx, key, out):
 
 
 def logistic_regression(X, y, prior_var: float = 1.0, max_batch: int | None = None) -> Model:
-    """Model for SG-MCMC; ``X`` is stored as float32 (halves memory traffic), ``y`` in {0, 1}."""
+    """Model for SG-MCMC; ``X`` is stored as float32 (halves memory traffic), ``y`` in {0, 1}.
+
+    ``max_batch``: largest minibatch the model will be asked for (sizes the scratch buffers;
+    default N). Gradients accumulate in float64.
+    """
     X = np.ascontiguousarray(X, dtype=np.float32)
     y = np.ascontiguousarray(y, dtype=np.float32).reshape(-1)
     if X.ndim != 2 or y.shape[0] != X.shape[0]:
         raise ValueError(f"logistic_regression: X must be (N, d) and y (N,); got {X.shape} and {y.shape}")
     if prior_var <= 0:
         raise ValueError(f"logistic_regression: prior_var must be > 0, got {prior_var}")
-    scratch = np.zeros(max_batch or X.shape[0])
-    return Model("logistic_regression", X.shape[1], X.shape[0], _logreg_grad,
-                 (X, y, np.array([1.0 / prior_var]), scratch))
+    nb = max_batch or X.shape[0]
+    scratch = np.zeros(nb)
+    next_batch = np.zeros(nb, dtype=np.int64)
+    m = Model("logistic_regression", X.shape[1], X.shape[0], _logreg_grad,
+              (X, y, np.array([1.0 / prior_var]), scratch, next_batch))
+    m.next_batch = next_batch  # the driver writes the next minibatch here (lookahead prefetch)
+    return m
 
 
 def synthetic_logistic_data(n: int, d: int, seed: int):
