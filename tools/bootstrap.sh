@@ -16,6 +16,11 @@ find_python() {
   return 1
 }
 
+# pip, minus the machine-specific "Location ... is ignored" index warnings; fails when pip fails.
+pip_quiet() {
+  "$VENV/bin/python" -m pip "$@" 2>&1 | { grep -v "^WARNING: Location '" || true; }
+}
+
 stamp_now="$(cat "$ROOT/requirements.lock" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)"
 stamp_file="$VENV/.scalable_bayes_stamp"
 if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp_file" 2>/dev/null)" != "$stamp_now" ]; then
@@ -25,8 +30,8 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp_file" 2>/dev/null)" != "$stam
     "$PY" -m venv "$VENV"
   fi
   echo "[bootstrap] installing pinned dependencies from requirements.lock" >&2
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$ROOT/requirements.lock"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT"
+  pip_quiet install --quiet --disable-pip-version-check -r "$ROOT/requirements.lock"
+  pip_quiet install --quiet --disable-pip-version-check --no-deps -e "$ROOT"
   echo "$stamp_now" > "$stamp_file"
 fi
 
