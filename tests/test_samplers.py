@@ -289,3 +289,88 @@ def test_divergence_names_step_sampler_and_saves_partial(tmp_path):
     st = alg.init([1e300], 0)
     with pytest.raises(samplers.DivergenceError, match="non-finite"):
         alg.build_kernel(model)(make_key(0), st, None, 0.1)
+
+
+# ------------------------------------------------------------------ fast paths of the compiled driver
+
+
+def test_logreg_float32_storage_matches_float64_reference():
+    """X is stored as float32 but every product and sum is float64: the gradient agrees with an
+    all-float64 computation on the original data to float32 rounding of X (~1e-7 relative)."""
+    X, y, _ = models.synthetic_logistic_data(3000, 50, 4)
+    m = models.logistic_regression(X, y, prior_var=0.5, max_batch=100)
+    rng = np.random.default_rng(1)
+    for b in [1, 3, 4, 37, 100]:  # remainders of the four-row blocks
+        theta = rng.standard_normal(50)
+        idx = rng.choice(3000, b, replace=False).astype(np.int64)
+        Xb = X[idx]
+        ref = theta / 0.5 - (3000 / b) * (Xb.T @ (y[idx] - 1.0 / (1.0 + np.exp(-Xb @ theta))))
+        got = m.gradient(theta, idx, make_key(0))
+        assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max(), b
+        # against the same float32-rounded data the only difference is summation order
+        Xr = Xb.astype(np.float32).astype(np.float64)
+        ref32 = theta / 0.5 - (3000 / b) * (Xr.T @ (y[idx] - 1.0 / (1.0 + np.exp(-Xr @ theta))))
+        np.testing.assert_allclose(got, ref32, rtol=1e-10, atol=1e-9 * np.abs(ref32).max())
+
+
+def test_logreg_prefetch_lookahead_never_changes_values():
+    """The next-batch buffer only drives prefetches: any contents give bit-identical gradients."""
+    X, y, _ = models.synthetic_logistic_data(2000, 50, 5)
+    m = models.logistic_regression(X, y, max_batch=64)
+    theta = np.random.default_rng(2).standard_normal(50)
+    idx = np.random.default_rng(3).choice(2000, 64, replace=False).astype(np.int64)
+    m.next_batch[:] = 0
+    g0 = m.gradient(theta, idx, make_key(0))
+    m.next_batch[:] = np.random.default_rng(4).integers(0, 2000, 64)
+    np.testing.assert_array_equal(m.gradient(theta, idx, make_key(0)), g0)
+    with pytest.raises(ValueError, match="max_batch"):
+        m.gradient(theta, np.arange(65, dtype=np.int64), make_key(0))
+
+
+def test_prefetch_intrinsic_is_a_no_op():
+    from numba import njit
+
+    from scalable_bayes.samplers.intrinsics import prefetch
+
+    @njit
+    def f(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            prefetch(a, i * a.itemsize)
+            s += a[i]
+        return s
+
+    a = np.arange(1000, dtype=np.float64)
+    assert f(a) == a.sum()
+
+
+def test_minibatches_come_from_their_own_stream_one_step_ahead():
+    """The driver draws batch t+1 before the gradient of step t (lookahead), from batch_key(seed, chain):
+    the batches it passes are exactly successive partial shuffles of that stream, in both paths, and
+    the compiled lookahead chain equals the Python-path chain for any chunking."""
+    X, y, _ = models.synthetic_logistic_data(500, 5, 6)
+    m = models.logistic_regression(X, y, max_batch=20)
+    seen = []
+
+    def grad_py(x, idx, key):
+        seen.append(np.array(idx))
+        return m.gradient(x, idx, key)
+
+    m_py = Model("logreg_py", 5, 500, grad_py=grad_py)
+    alg = samplers.sghmc(A=1.0)
+    kw = dict(seed=3, chain=2, n_steps=400, step_size=1e-3, batch_size=20, thin=1)
+    a = samplers.run_chain(alg, m, np.zeros(5), **kw)
+    b = samplers.run_chain(alg, m_py, np.zeros(5), checkpoint_every=33, **kw)
+    c = samplers.run_chain(alg, m, np.zeros(5), checkpoint_every=1, **kw)
+    np.testing.assert_array_equal(a.samples, b.samples)
+    np.testing.assert_array_equal(a.samples, c.samples)
+    np.testing.assert_array_equal(a.kinetic_energy, b.kinetic_energy)
+    bk = batch_key(3, 2)
+    perm = np.arange(500, dtype=np.int64)
+    assert len(seen) == 400
+    for t in range(400):
+        partial_shuffle(bk, perm, 20)
+        np.testing.assert_array_equal(seen[t], perm[:20])
+    # another seed gives another chain
+    d = samplers.run_chain(alg, m, np.zeros(5), **{**kw, "seed": 4})
+    assert not np.array_equal(a.samples, d.samples)
