@@ -103,6 +103,12 @@ def _finish(
     return c
 
 
+def _opt(settings: Mapping[str, Any], key: str, default: Any) -> Any:
+    """``settings[key]``, or ``default`` when the key is absent or null (config: "the paper's default")."""
+    value = settings.get(key)
+    return default if value is None else value
+
+
 def _random_split(n: int, n_test: int, seed: int) -> np.ndarray:
     if not 0 < n_test < n:
         raise ValueError(f"test_docs={n_test} must be between 1 and the number of documents minus one ({n - 1})")
@@ -159,9 +165,9 @@ def build_news20(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     notes.append(f"{int(dup.sum())} duplicate message bodies (after header removal, whitespace-normalised) removed")
     df = df[~dup].reset_index(drop=True)
     X, vocab = count_matrix(df["body"], token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(),
-                            min_df=settings.get("min_df", 6), max_df=0.15)
+                            min_df=_opt(settings, "min_df", 6), max_df=0.15)
     return _finish("news20", X, vocab, df["doc_id"], df["label"], groups, df["split"], source="20news_bydate",
-                   settings={"min_df": settings.get("min_df", 6), "max_df": 0.15, "stop_words": "SMART",
+                   settings={"min_df": _opt(settings, "min_df", 6), "max_df": 0.15, "stop_words": "SMART",
                              "token_pattern": SKLEARN_TOKENS, "dedup": True, "headers": "removed"},
                    notes=notes, tfidf=tfidf_vmf)
 
@@ -173,13 +179,14 @@ def build_news20_small(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     norm = df["body"].str.split().str.join(" ")
     df = df[~norm.duplicated(keep="first").to_numpy()].reset_index(drop=True)
     df = df[df["body"].str.strip().str.len() >= 20].reset_index(drop=True)
-    idx = _sample_per_class(df["label"].to_numpy(), settings.get("per_class", 100), settings.get("seed", 0))
+    idx = _sample_per_class(df["label"].to_numpy(), _opt(settings, "per_class", 100), _opt(settings, "seed", 0))
     df = df.iloc[idx].reset_index(drop=True)
+    min_df = _opt(settings, "min_df", 2)
     X, vocab = count_matrix(df["body"], token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(),
-                            min_df=2, max_df=0.15)
+                            min_df=min_df, max_df=0.15)
     return _finish("news20_small", X, vocab, df["doc_id"], df["label"], groups, df["split"], source="20news_bydate",
-                   settings={"min_df": 2, "max_df": 0.15, "per_class": settings.get("per_class", 100),
-                             "seed": settings.get("seed", 0), "min_chars": 20, "stop_words": "SMART"},
+                   settings={"min_df": min_df, "max_df": 0.15, "per_class": _opt(settings, "per_class", 100),
+                             "seed": _opt(settings, "seed", 0), "min_chars": 20, "stop_words": "SMART"},
                    notes=[], tfidf=tfidf_vmf)
 
 
@@ -200,12 +207,12 @@ def _classic(raw: Raw, name: str, per_class: int | None, min_df: int, seed: int)
 
 def build_classic3(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     """classic3: CRAN 1,398 + CISI 1,460 + MED 1,033 abstracts (paper: 3,891 docs, 4,674 terms), min_df = 7."""
-    return _classic(raw, "classic3", None, settings.get("min_df", 7), settings.get("seed", 0))
+    return _classic(raw, "classic3", None, _opt(settings, "min_df", 7), _opt(settings, "seed", 0))
 
 
 def build_classic300(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     """classic300: 100 random abstracts per collection (paper: 300 docs, 2,551 terms), min_df = 2."""
-    return _classic(raw, "classic300", settings.get("per_class", 100), 2, settings.get("seed", 0))
+    return _classic(raw, "classic300", _opt(settings, "per_class", 100), _opt(settings, "min_df", 2), _opt(settings, "seed", 0))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -222,7 +229,7 @@ def build_news20_different(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     labels = df["group"].map({g: i for i, g in enumerate(groups)}).to_numpy()
     matlab_vocab = readers.read_lines(readers._find_file(raw["20news_matlab_vocab"], "vocabulary.txt"))
     X, vocab = count_matrix(df["body"], vocabulary=matlab_vocab, token_pattern=ALPHA_TOKENS)
-    keep = df_band(X, 0.0036, 0.1177, max_terms=settings.get("n_terms", 5000))
+    keep = df_band(X, 0.0036, 0.1177, max_terms=_opt(settings, "n_terms", 5000))
     X, vocab = select_columns(X, vocab, keep)
     notes = [
         "Rennie's Matlab count files are not available: tokens are counted from the raw bydate text "
@@ -230,7 +237,7 @@ def build_news20_different(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
         f"{len(vocab)} terms pass the document-frequency band [0.36%, 11.77%]",
     ]
     return _finish("news20_different", X, vocab, df["doc_id"], labels, groups, df["split"], source="20news_bydate",
-                   settings={"df_band": [0.0036, 0.1177], "n_terms": settings.get("n_terms", 5000),
+                   settings={"df_band": [0.0036, 0.1177], "n_terms": _opt(settings, "n_terms", 5000),
                              "token_pattern": ALPHA_TOKENS, "vocabulary": "20news-bydate-matlab (61,188)"},
                    notes=notes, tfidf=tfidf_sggmc)
 
@@ -275,9 +282,9 @@ def build_wiki_sggmc(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     """SGGMC's Wikipedia subset: Hoffman's 7,702-word vocabulary shrunk to 3,000 terms with document
     frequency in [0.44%, 5.99%], documents with more than 20 words, random train/test split
     (paper: 150K train / 1K test from 6.6M articles; here the 2015 enwiki sample, capped by max_docs)."""
-    max_docs, n_test, seed = settings.get("max_docs"), settings.get("test_docs", 1000), settings.get("seed", 0)
+    max_docs, n_test, seed = _opt(settings, "max_docs", None), _opt(settings, "test_docs", 1000), _opt(settings, "seed", 0)
     X, vocab, ids = _wiki_counts(raw, max_docs)
-    keep = df_band(X, 0.0044, 0.0599, max_terms=settings.get("n_terms", 3000))
+    keep = df_band(X, 0.0044, 0.0599, max_terms=_opt(settings, "n_terms", 3000))
     X, vocab = select_columns(X, vocab, keep)
     long_enough = np.asarray(X.sum(axis=1)).ravel() > 20
     notes = [f"{int((~long_enough).sum())} documents with at most 20 words (over the 3,000 terms) removed",
@@ -285,7 +292,7 @@ def build_wiki_sggmc(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     X, ids = X[long_enough], [i for i, k in zip(ids, long_enough) if k]
     split = _random_split(X.shape[0], n_test, seed)
     return _finish("wiki_sggmc", X, vocab, ids, np.full(X.shape[0], -1), [], split, source="wikipedia_text",
-                   settings={"df_band": [0.0044, 0.0599], "n_terms": settings.get("n_terms", 3000), "min_words": 21,
+                   settings={"df_band": [0.0044, 0.0599], "n_terms": _opt(settings, "n_terms", 3000), "min_words": 21,
                              "max_docs": max_docs, "test_docs": n_test, "seed": seed},
                    notes=notes, tfidf=tfidf_sggmc)
 
@@ -297,7 +304,7 @@ def build_wiki_sggmc(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
 def build_wikipedia(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     """Wikipedia for LDA: token counts over Hoffman's 7,702-word vocabulary (stop words already
     excluded), random held-out split (paper ESCA: 6.6M docs, V = 210,233; here the enwiki sample)."""
-    max_docs, n_test, seed = settings.get("max_docs"), settings.get("test_docs", 1000), settings.get("seed", 0)
+    max_docs, n_test, seed = _opt(settings, "max_docs", None), _opt(settings, "test_docs", 1000), _opt(settings, "seed", 0)
     X, vocab, ids = _wiki_counts(raw, max_docs)
     nonempty = drop_empty_documents(X)
     X, ids = X[nonempty], [i for i, k in zip(ids, nonempty) if k]
@@ -335,7 +342,7 @@ def build_news20_lda(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     on the training split with min_df = 5 documents and max_df = 50%."""
     df, groups = _news20_bodies(raw)
     train = (df["split"] == "train").to_numpy()
-    min_df = settings.get("min_df", 5)
+    min_df = _opt(settings, "min_df", 5)
     _, vocab = count_matrix(df.loc[train, "body"], token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(),
                             min_df=min_df, max_df=0.5)
     X, vocab = count_matrix(df["body"], vocabulary=vocab, token_pattern=SKLEARN_TOKENS)
@@ -351,7 +358,7 @@ def build_reuters(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     df = df[df["lewissplit"].isin(["TRAIN", "TEST"])].reset_index(drop=True)
     split = df["lewissplit"].str.lower().to_numpy()
     train = split == "train"
-    min_df = settings.get("min_df", 5)
+    min_df = _opt(settings, "min_df", 5)
     _, vocab = count_matrix(df.loc[train, "text"], token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(),
                             min_df=min_df, max_df=0.5)
     X, vocab = count_matrix(df["text"], vocabulary=vocab, token_pattern=SKLEARN_TOKENS)
@@ -364,7 +371,7 @@ def build_kos(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     """UCI KOS blog entries (3,430 documents, 6,906 words), random held-out split."""
     root = Path(raw["kos"])
     X, vocab = readers.read_uci_docword(readers._find_file(root, "docword.kos.txt.gz"), readers._find_file(root, "vocab.kos.txt"))
-    n_test, seed = settings.get("test_docs", 343), settings.get("seed", 0)
+    n_test, seed = _opt(settings, "test_docs", 343), _opt(settings, "seed", 0)
     split = _random_split(X.shape[0], n_test, seed)
     return _finish("kos", X, vocab, [str(i + 1) for i in range(X.shape[0])], np.full(X.shape[0], -1), [], split,
                    source="kos", settings={"test_docs": n_test, "seed": seed}, notes=[])
