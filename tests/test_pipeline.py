@@ -22,7 +22,7 @@ import pytest
 
 pytestmark = [pytest.mark.slow, pytest.mark.pipeline]
 
-TIMING = re.compile(r"(time|seconds|per_s|_s$|rss|memory|mem_|throughput|speed|elapsed)", re.I)
+TIMING = re.compile(r"(time|wall|seconds|per_s|tps|_s$|rss|memory|mem_|throughput|speed|elapsed)", re.I)
 
 
 def _snakemake_cmd(repo: Path, workdir: Path, *extra: str) -> list[str]:
