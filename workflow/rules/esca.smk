@@ -134,11 +134,44 @@ def esca_corpus_dir(name):
     return f"data/processed/{name}"
 
 
+def esca_train_dir(wildcards):
+    return esca_corpus_dir(wildcards.esca_train)
+
+
+def esca_test_dir(wildcards):
+    return esca_corpus_dir(wildcards.esca_test)
+
+
+def esca_run_threads(wildcards):
+    return int(wildcards.esca_threads)
+
+
+def esca_mpi_ranks(wildcards):
+    return int(wildcards.esca_ranks)
+
+
+def esca_gmm_settings(wildcards):
+    return dict(ESCA["fig3"], scenario=wildcards.esca_scenario, seed=int(wildcards.esca_seed))
+
+
+def esca_heldout_corpora():
+    """Corpora of Fig. 2 and of the Fig. 6 pairs (described in TabU2)."""
+    return sorted(set(ESCA["fig2"]["corpora"]) | {p for pr in ESCA["fig6"]["pairs"] for p in pr})
+
+
+def esca_tabu2_inputs(wildcards):
+    return [f for c in esca_heldout_corpora() for f in corpus_files(c)]
+
+
+def esca_tabu3_inputs(wildcards):
+    return [f for c in ESCA["topics"]["corpora"] for f in corpus_files(c)]
+
+
 def esca_targets():
     out = []
-    for fig in ["Fig2", "Fig3", "Fig5", "Fig6"]:
+    for fig in ["Fig1", "Fig2", "Fig3", "Fig4", "Fig5", "Fig6"]:
         out += [f"results/esca/figures/{fig}.png", f"results/esca/claims/ESCA-{fig}.json"]
-    for tab in ["Throughput", "TabU1", "TabU2", "TabU3"]:
+    for tab in ["Tab1", "Tab2", "Throughput", "TabU1", "TabU2", "TabU3"]:
         out += [
             f"results/esca/tables/{tab}.csv",
             f"results/esca/tables/{tab}.md",
@@ -163,13 +196,13 @@ rule esca_run:
         "results/esca/runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}/seed{esca_seed}.parquet",
     params:
         settings=esca_run_settings,
-        train_dir=lambda w: esca_corpus_dir(w.esca_train),
-        test_dir=lambda w: esca_corpus_dir(w.esca_test),
+        train_dir=esca_train_dir,
+        test_dir=esca_test_dir,
     log:
         "logs/esca/run/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.log",
     benchmark:
         "benchmarks/esca/run/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.tsv"
-    threads: lambda w: int(w.esca_threads)
+    threads: esca_run_threads
     resources:
         mem_mb=4000,
         runtime=60,
@@ -187,18 +220,18 @@ rule esca_mpi_run:
     wildcard_constraints:
         esca_ranks=r"\d+",
     params:
-        corpus_dir=lambda w: esca_corpus_dir(w.esca_train),
+        corpus_dir=esca_train_dir,
         args=esca_mpi_args,
         python=ESCA_PYTHON,
     log:
         "logs/esca/mpi_run/{esca_train}~R{esca_ranks}.log",
     benchmark:
         "benchmarks/esca/mpi_run/{esca_train}~R{esca_ranks}.tsv"
-    threads: lambda w: int(w.esca_ranks)
+    threads: esca_mpi_ranks
     resources:
         mem_mb=4000,
         runtime=60,
-        tasks=lambda w: int(w.esca_ranks),
+        tasks=esca_mpi_ranks,
         mpi=ESCA_MPIEXEC,
     shell:
         "{resources.mpi} -n {resources.tasks} {params.python} -m scalable_bayes.inference.lda.distributed "
@@ -209,7 +242,7 @@ rule esca_gmm_run:
     output:
         "results/esca/runs/fig3/{esca_scenario}/seed{esca_seed}.parquet",
     params:
-        settings=lambda w: dict(ESCA["fig3"], scenario=w.esca_scenario, seed=int(w.esca_seed)),
+        settings=esca_gmm_settings,
     log:
         "logs/esca/gmm_run/{esca_scenario}~seed{esca_seed}.log",
     benchmark:
@@ -344,7 +377,7 @@ rule esca_tabu1:
 
 rule esca_tabu2:
     input:
-        corpora=lambda w: [f for c in sorted(set(ESCA["fig2"]["corpora"]) | {p for pr in ESCA["fig6"]["pairs"] for p in pr}) for f in corpus_files(c)],
+        corpora=esca_tabu2_inputs,
     output:
         csv="results/esca/tables/TabU2.csv",
         md="results/esca/tables/TabU2.md",
@@ -352,7 +385,7 @@ rule esca_tabu2:
     params:
         item="TabU2",
         profile=PROFILE,
-        corpus_dirs=sorted({esca_corpus_dir(c) for c in set(ESCA["fig2"]["corpora"]) | {p for pr in ESCA["fig6"]["pairs"] for p in pr}}),
+        corpus_dirs=[esca_corpus_dir(c) for c in esca_heldout_corpora()],
     log:
         "logs/esca/table/TabU2.log",
     threads: 1
@@ -365,7 +398,7 @@ rule esca_tabu2:
 
 rule esca_tabu3:
     input:
-        corpora=lambda w: [f for c in ESCA["topics"]["corpora"] for f in corpus_files(c)],
+        corpora=esca_tabu3_inputs,
     output:
         csv="results/esca/tables/TabU3.csv",
         md="results/esca/tables/TabU3.md",
@@ -385,3 +418,60 @@ rule esca_tabu3:
         runtime=30,
     script:
         "../scripts/esca_tables.py"
+
+
+# Static items (TARGETS 2.5: no computation; rendered from the specs in scalable_bayes.plotting.esca)
+
+
+rule esca_static_fig1:
+    output:
+        fig=report("results/esca/figures/Fig1.png", caption="../report/esca_fig1.rst", category="esca"),
+        claim="results/esca/claims/ESCA-Fig1.json",
+    params:
+        item="Fig1",
+        profile=PROFILE,
+    log:
+        "logs/esca/static/Fig1.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/esca_static.py"
+
+
+rule esca_static_fig4:
+    output:
+        fig=report("results/esca/figures/Fig4.png", caption="../report/esca_fig4.rst", category="esca"),
+        claim="results/esca/claims/ESCA-Fig4.json",
+    params:
+        item="Fig4",
+        profile=PROFILE,
+    log:
+        "logs/esca/static/Fig4.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/esca_static.py"
+
+
+rule esca_static_table:
+    output:
+        csv="results/esca/tables/{esca_static_tab}.csv",
+        md="results/esca/tables/{esca_static_tab}.md",
+        claim="results/esca/claims/ESCA-{esca_static_tab}.json",
+    wildcard_constraints:
+        esca_static_tab="Tab1|Tab2",
+    params:
+        item="{esca_static_tab}",
+        profile=PROFILE,
+    log:
+        "logs/esca/static/{esca_static_tab}.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/esca_static.py"

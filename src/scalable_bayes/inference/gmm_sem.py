@@ -47,16 +47,28 @@ def make_gmm_data(n_components=30, n_train=100_000, n_test=1_000, dim=2, seed=0)
 
 
 def _log_resp(X, p: GMMParams):
-    """log theta_k + log N(x_i | mu_k, Sigma_k), (n, K), vectorised over points."""
+    """log theta_k + log N(x_i | mu_k, Sigma_k), (n, K), vectorised over points and components.
+
+    The Mahalanobis form (x - mu)^T P (x - mu), P = Sigma^{-1}, is expanded as
+    x^T P x - 2 mu^T P x + mu^T P mu, i.e. one (n, d(d+1)/2 + d) x (.., K) matrix product."""
     K, d = p.means.shape
-    out = np.empty((X.shape[0], K))
-    for k in range(K):
-        L = np.linalg.cholesky(p.covs[k])
-        Linv = np.linalg.inv(L)
-        y = (X - p.means[k]) @ Linv.T
-        out[:, k] = np.einsum("ij,ij->i", y, y)
-        out[:, k] *= -0.5
-        out[:, k] += np.log(max(p.weights[k], 1e-300)) - np.log(np.diag(L)).sum() - 0.5 * d * np.log(2 * np.pi)
+    n = X.shape[0]
+    iu, ju = np.triu_indices(d)
+    L = np.linalg.cholesky(p.covs)  # (K, d, d)
+    P = np.linalg.inv(p.covs)
+    P = 0.5 * (P + np.transpose(P, (0, 2, 1)))
+    mult = np.where(iu == ju, 1.0, 2.0)
+    F = np.empty((n, iu.size + d))
+    F[:, : iu.size] = X[:, iu] * X[:, ju]
+    F[:, iu.size :] = X
+    Pm = np.einsum("kij,kj->ki", P, p.means)  # P mu
+    coef = np.empty((iu.size + d, K))
+    coef[: iu.size] = (-0.5 * P[:, iu, ju] * mult).T
+    coef[iu.size :] = Pm.T
+    const = (-0.5 * np.einsum("ki,ki->k", p.means, Pm) + np.log(np.maximum(p.weights, 1e-300))
+             - np.log(np.diagonal(L, axis1=1, axis2=2)).sum(1) - 0.5 * d * np.log(2 * np.pi))
+    out = F @ coef
+    out += const
     return out
 
 
@@ -94,7 +106,13 @@ def _m_step(X, R, prev: GMMParams, a, kappa0, mu0, Psi0, nu0):
     w = np.maximum(w, 0)
     w /= w.sum()
     sx = R.T @ X
-    sxx_all = np.einsum("nk,ni,nj->kij", R, X, X, optimize=True)
+    # second moments sum_i r_ik x_i x_i^T as d(d+1)/2 matrix-vector products (the 3-operand einsum
+    # materialised an (n, K, d, d)-sized intermediate and dominated the iteration time)
+    sxx_all = np.empty((K, d, d))
+    for i in range(d):
+        for j in range(i, d):
+            sxx_all[:, i, j] = R.T @ (X[:, i] * X[:, j])
+            sxx_all[:, j, i] = sxx_all[:, i, j]
     means = prev.means.copy()
     covs = prev.covs.copy()
     for k in range(K):
