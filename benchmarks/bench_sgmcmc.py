@@ -3,8 +3,9 @@
 All timings in ONE run, as ratios against peers measured in the same process:
   * ``driver``: scalable_bayes.samplers.run_chain (compiled chunks, per-step Info recorded, thinning,
     checkpoints, divergence checks, progress logging) -- the library path.
-  * ``driver-touchgrad``: the same driver with the previous gradient kernel (a demand-load touch pass
-    instead of software prefetches, one row at a time), kept as an in-run reference for the change.
+  * ``driver-touchgrad``: the same driver with the previous gradient kernel (X and y in separate
+    arrays, a demand-load touch pass instead of software prefetches, one row at a time, no
+    lookahead), kept as an in-run reference for the change.
   * ``naive-numba``: a straightforward Numba loop (float64 data, numba's global np.random, fancy
     indexing with temporaries), the baseline named in issue 4.
   * ``blackjax`` (optional, ``--peer-python /tmp/peer_venv/bin/python``): blackjax 1.7.1 SGLD with the
@@ -149,7 +150,9 @@ def main(argv=None):
 
     X, y, _ = models.synthetic_logistic_data(N, D, 0)
     model = models.logistic_regression(X, y, prior_var=1.0, max_batch=B)
-    old = Model("logistic_regression_touchgrad", D, N, touch_grad, model.data)
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    old = Model("logistic_regression_touchgrad", D, N, touch_grad,
+                (X32, model.data[1], model.data[2], np.zeros(B), np.zeros(B, dtype=np.int64)))
     h = 1e-5
     rows = []
     algs = {"SGLD": samplers.sgld(), "SGHMC": samplers.sghmc(A=1.0), "SGNHT": samplers.sgnht(A=1.0)}

@@ -111,13 +111,41 @@ from {gmod} import {gname} as _grad
 """
 
 
+def _dependency_digest(*modules) -> str:
+    """Digest of the source files the compiled chunk loop inlines: the kernels' modules and every
+    module of this package (rng, intrinsics, kernels, ...), plus the Numba version.
+
+    Numba's on-disk cache only checks the timestamp of the file that defines a cached function,
+    not of the functions it calls, so a wrapper compiled against an older gradient or step kernel
+    would otherwise be reused after that kernel changed (stale machine code, wrong results or
+    out-of-bounds writes). The digest goes into the wrapper's source, so any change to a
+    dependency yields a new wrapper file and a fresh compilation.
+    """
+    import numba
+
+    h = hashlib.sha1(numba.__version__.encode())
+    files = set(Path(__file__).parent.glob("*.py"))
+    for mod in modules:
+        f = getattr(sys.modules.get(mod), "__file__", None)
+        if f:
+            files.add(Path(f))
+    for f in sorted(files):
+        try:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+        except OSError:
+            pass
+    return h.hexdigest()[:16]
+
+
 def _wrapper_source(kmod, kname, gmod, gname) -> str:
     """Source of ``_run_chunk`` with the two kernels bound as module globals (so Numba can cache it)."""
     body = inspect.getsource(_run_chunk)
     body = body.replace("def _run_chunk(kern, grad, ", "def run(")
     body = body.replace("kern(x, p, xi, g, key, h, hyper)", "_kern(x, p, xi, g, key, h, hyper)")
     body = body.replace("grad(x, data, cur, key, g)", "_grad(x, data, cur, key, g)")
-    return _WRAPPER_HEAD.format(kmod=kmod, kname=kname, gmod=gmod, gname=gname) + body
+    head = _WRAPPER_HEAD.format(kmod=kmod, kname=kname, gmod=gmod, gname=gname)
+    return head.replace("\nimport numpy", f"\n# dependencies: {_dependency_digest(kmod, gmod)}\nimport numpy", 1) + body
 
 
 _RUNNERS: dict = {}
