@@ -12,7 +12,13 @@ from ..samplers.intrinsics import prefetch
 from .base import Model
 
 
-@njit(cache=True, fastmath=True)
+# fastmath restricted to reassociation / FMA contraction / signed zeros: lets LLVM vectorise the
+# reductions, but no approximate reciprocals or functions and no no-NaN/no-Inf assumptions (a
+# diverging chain must still produce the NaN/Inf the driver reports)
+_FASTMATH = {"reassoc", "contract", "nsz"}
+
+
+@njit(cache=True, fastmath=_FASTMATH)
 def _logreg_grad(x, data, idx, key, out):
     """grad U~ = theta/prior_var - (N/n) sum_S (y_i - sigmoid(x_i' theta)) x_i.
 
