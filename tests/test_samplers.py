@@ -376,3 +376,30 @@ def test_minibatches_come_from_their_own_stream_one_step_ahead(d):
     # another seed gives another chain
     other = samplers.run_chain(alg, m, np.zeros(d), **{**kw, "seed": 4})
     assert not np.array_equal(a.samples, other.samples)
+
+
+@pytest.mark.slow
+def test_compiled_chain_identical_across_processes_and_cache_states(tmp_path):
+    """Same seed => same bytes whether the chunk loop is compiled in this process or loaded from
+    Numba's on-disk cache (the first run compiles and caches, the second loads)."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys, numpy as np\n"
+        "from scalable_bayes import models, samplers\n"
+        "X, y, _ = models.synthetic_logistic_data(500, 50, 6)\n"
+        "m = models.logistic_regression(X, y, max_batch=20)\n"
+        "r = samplers.run_chain(samplers.sgnht(A=1.0), m, np.zeros(50), seed=3, n_steps=500, step_size=1e-3,"
+        " batch_size=20)\n"
+        "np.save(sys.argv[1], r.samples)\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), SCALABLE_BAYES_CACHE=str(tmp_path / "sb"))
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"s{i}.npy"
+        subprocess.run([sys.executable, str(script), str(out)], check=True, env=env, timeout=600)
+        outs.append(np.load(out))
+    np.testing.assert_array_equal(outs[0], outs[1])
