@@ -128,3 +128,16 @@ def test_static_items_render(tmp_path):
     assert t1.shape == (2, 5) and "Latent Dirichlet Allocation [2]" in t1.values and c1["holds"] is None
     t2, c2 = plots.TABLES["Tab2"]({}, {"profile": "smoke"})
     assert len(t2) == 7 and list(t2.columns) == ["symbol", "meaning"] and c2["holds"] is None
+
+
+def test_hard_statistics_equal_one_hot_soft_statistics():
+    from scalable_bayes.inference.gmm_sem import _stats_hard, _stats_soft
+
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((400, 2)) * 3
+    z = rng.integers(0, 5, size=400)
+    z[z == 3] = 2  # an empty component
+    R = np.zeros((400, 5))
+    R[np.arange(400), z] = 1.0
+    for a, b in zip(_stats_hard(X, z, 5), _stats_soft(X, R)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-9)

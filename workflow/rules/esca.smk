@@ -125,6 +125,9 @@ def esca_run_settings(wildcards):
             "experiment": wildcards.esca_exp,
         }
     )
+    by_method = ESCA[wildcards.esca_exp].get("n_iter_by_method", {})
+    if wildcards.esca_method in by_method:
+        run["n_iter"] = int(by_method[wildcards.esca_method])
     if wildcards.esca_exp == "throughput":
         run["evaluate_every"] = run["n_iter"]  # time the fit without intermediate evaluation
     return run

@@ -98,32 +98,55 @@ def init_params(X, n_components, scenario, rng, subsample=5000):
     return GMMParams(np.full(K, 1.0 / K), means, np.repeat(cov[None], K, axis=0))
 
 
-def _m_step(X, R, prev: GMMParams, a, kappa0, mu0, Psi0, nu0):
+def _stats_soft(X, R):
+    """Soft sufficient statistics (n_k, sum_i r_ik x_i, sum_i r_ik x_i x_i^T) of the EM M-step."""
     n, d = X.shape
     K = R.shape[1]
-    nk = R.sum(0)
+    sxx = np.empty((K, d, d))
+    # second moments as d(d+1)/2 matrix-vector products (a 3-operand einsum materialised an
+    # (n, K, d, d)-sized intermediate and dominated the iteration time)
+    for i in range(d):
+        for j in range(i, d):
+            sxx[:, i, j] = R.T @ (X[:, i] * X[:, j])
+            sxx[:, j, i] = sxx[:, i, j]
+    return R.sum(0), R.T @ X, sxx
+
+
+def _stats_hard(X, z, K):
+    """The same statistics for hard assignments z (SEM): counts and sums over the points with z_i = k."""
+    n, d = X.shape
+    nk = np.bincount(z, minlength=K).astype(np.float64)
+    sx = np.empty((K, d))
+    sxx = np.empty((K, d, d))
+    for i in range(d):
+        sx[:, i] = np.bincount(z, weights=X[:, i], minlength=K)
+        for j in range(i, d):
+            sxx[:, i, j] = np.bincount(z, weights=X[:, i] * X[:, j], minlength=K)
+            sxx[:, j, i] = sxx[:, i, j]
+    return nk, sx, sxx
+
+
+def _m_step_stats(stats, n, prev: GMMParams, a, kappa0, mu0, Psi0, nu0):
+    nk, sx, sxx_all = stats
+    K, d = sx.shape
     w = (nk + a - 1) / (n + K * a - K)
     w = np.maximum(w, 0)
     w /= w.sum()
-    sx = R.T @ X
-    # second moments sum_i r_ik x_i x_i^T as d(d+1)/2 matrix-vector products (the 3-operand einsum
-    # materialised an (n, K, d, d)-sized intermediate and dominated the iteration time)
-    sxx_all = np.empty((K, d, d))
-    for i in range(d):
-        for j in range(i, d):
-            sxx_all[:, i, j] = R.T @ (X[:, i] * X[:, j])
-            sxx_all[:, j, i] = sxx_all[:, i, j]
     means = prev.means.copy()
     covs = prev.covs.copy()
     for k in range(K):
         if nk[k] < 1e-8:
             continue  # empty component: keep previous parameters
         mu = (kappa0 * mu0 + sx[k]) / (kappa0 + nk[k])
-        sxx = sxx_all[k]
-        S = (Psi0 + kappa0 * np.outer(mu0, mu0) + sxx - (kappa0 + nk[k]) * np.outer(mu, mu)) / (nu0 + d + 2 + nk[k])
+        S = (Psi0 + kappa0 * np.outer(mu0, mu0) + sxx_all[k] - (kappa0 + nk[k]) * np.outer(mu, mu)) / (nu0 + d + 2 + nk[k])
         means[k] = mu
         covs[k] = 0.5 * (S + S.T)
     return GMMParams(w, means, covs)
+
+
+def _m_step(X, R, prev: GMMParams, a, kappa0, mu0, Psi0, nu0):
+    """MAP M-step (eq. 73) from responsibilities R (one-hot rows for SEM)."""
+    return _m_step_stats(_stats_soft(X, R), X.shape[0], prev, a, kappa0, mu0, Psi0, nu0)
 
 
 def fit_em_sem(X, X_test, init: GMMParams, method: str, n_iter: int, seed: int, *, a=1.0, kappa0=0.01,
@@ -135,21 +158,25 @@ def fit_em_sem(X, X_test, init: GMMParams, method: str, n_iter: int, seed: int, 
     rng = np.random.default_rng(seed)
     mu0 = X.mean(0)
     Psi0 = psi0 * np.eye(X.shape[1])
+    n = X.shape[0]
     p = init
     hist = [{"iteration": 0, "test_ll": gmm_loglik(X_test, p)}]
     for it in range(1, n_iter + 1):
-        lr = _log_resp(X, p)
-        lse = logsumexp(lr, axis=1, keepdims=True)
-        hist[-1]["train_ll"] = float(lse.mean())  # train LL of the parameters this E-step used
-        lr -= lse
-        R = np.exp(lr)
+        R = _log_resp(X, p)
+        m = R.max(axis=1, keepdims=True)
+        R -= m
+        np.exp(R, out=R)
+        s = R.sum(axis=1, keepdims=True)
+        hist[-1]["train_ll"] = float((m + np.log(s)).mean())  # train LL of the parameters this E-step used
+        R /= s
         if method == "SEM":
-            u = rng.random(X.shape[0])[:, None]
+            u = rng.random(n)[:, None]
             z = (np.cumsum(R, axis=1) < u).sum(1)
             z = np.minimum(z, R.shape[1] - 1)
-            R = np.zeros_like(R)
-            R[np.arange(X.shape[0]), z] = 1.0
-        p = _m_step(X, R, p, a, kappa0, mu0, Psi0, nu0)
+            stats = _stats_hard(X, z, R.shape[1])
+        else:
+            stats = _stats_soft(X, R)
+        p = _m_step_stats(stats, n, p, a, kappa0, mu0, Psi0, nu0)
         hist.append({"iteration": it, "test_ll": gmm_loglik(X_test, p)})
     hist[-1]["train_ll"] = gmm_loglik(X, p)
     return p, hist

@@ -45,7 +45,11 @@ def fig2(df, settings, out, profile):
                 for j, x in enumerate(["iteration", "wall_time"]):
                     xs, ys, sd = _mean_curve(dm, x)
                     axes[r, j].plot(xs, ys, marker=".", color=COLORS.get(method), label=LABELS.get(method, method))
-            final = d[d["iteration"] == d["iteration"].max()].groupby("method")["heldout_ll"].mean()
+            # each engine's own last recorded iteration (engines may run different numbers of iterations)
+            last = d.sort_values("iteration").groupby(["method", "seed"]).tail(1)
+            final = last.groupby("method")["heldout_ll"].mean()
+            n_iters = last.groupby("method")["iteration"].max().astype(int).to_dict()
+            t_total = last.groupby("method")["wall_time"].mean().to_dict()
             cgs_final = final.get("CGS", np.nan)
             target = cgs_final - 0.01
             t_reach = {m: float(np.nanmean([_reach(dm[dm["seed"] == s], target) for s in dm["seed"].unique()]))
@@ -54,9 +58,12 @@ def fig2(df, settings, out, profile):
             first = t_reach.get("ESCA", np.nan) <= np.nanmin([t_reach.get(m, np.inf) for m in t_reach if m != "ESCA"] + [np.inf])
             verdicts.append(bool(esca_ok and first))
             parts.append(f"{c}: final LL ESCA {final.get('ESCA', np.nan):.4f}, CGS {cgs_final:.4f}, "
-                         f"CVB0 {final.get('CVB0', np.nan):.4f}; time to CGS final - 0.01: "
+                         f"CVB0 {final.get('CVB0', np.nan):.4f} after "
+                         + ", ".join(f"{m} {n_iters[m]} it / {t_total[m]:.1f}s" for m in sorted(n_iters))
+                         + "; time to CGS final - 0.01: "
                          + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach.items())))
-            details[c] = {"final_ll": final.to_dict(), "time_to_target_s": t_reach, "target": target}
+            details[c] = {"final_ll": final.to_dict(), "time_to_target_s": t_reach, "target": target,
+                          "iterations": n_iters, "fit_time_s": t_total}
             axes[r, 0].set_title(f"{c}: held-out LL vs iteration")
             axes[r, 1].set_title(f"{c}: held-out LL vs wall time")
             axes[r, 0].set_xlabel("iteration")
@@ -78,7 +85,9 @@ def fig2(df, settings, out, profile):
         paper_value="K = 1000 on 6.6M Wikipedia / 8.2M PubMed documents (values only plotted)",
         details=details,
         note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01. "
-             "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads.",
+             "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run different numbers of "
+             "iterations (config fig2.n_iter_by_method; see details.iterations and details.fit_time_s): the claim is "
+             "about wall time, so the cheaper engine may use more, shorter iterations.",
     )
 
 
@@ -108,8 +117,12 @@ def fig3(df, settings, out, profile):
             last = d[d["iteration"] == d["iteration"].max()].groupby("method")["test_ll"].mean()
             gap = abs(last["SEM"] - last["EM"]) / abs(last["EM"])
             ok.append(bool(gap <= rel_tol or last["SEM"] >= last["EM"]))
-            parts.append(f"{scen} init: final test LL EM {last['EM']:.4f}, SEM {last['SEM']:.4f} (rel. gap {gap:.4f})")
-            details[scen] = {"EM": float(last["EM"]), "SEM": float(last["SEM"]), "rel_gap": float(gap)}
+            fin = d[d["iteration"] == d["iteration"].max()].pivot_table(index="seed", columns="method", values="test_ll")
+            seed_gap = ((fin["EM"] - fin["SEM"]) / fin["EM"].abs()).to_dict()  # > 0: SEM below EM
+            parts.append(f"{scen} init: final test LL EM {last['EM']:.4f}, SEM {last['SEM']:.4f} (rel. gap {gap:.4f}; "
+                         "per seed SEM shortfall " + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in seed_gap.items()) + ")")
+            details[scen] = {"EM": float(last["EM"]), "SEM": float(last["SEM"]), "rel_gap": float(gap),
+                             "sem_rel_shortfall_per_seed": {int(k): float(v) for k, v in seed_gap.items()}}
         axes[0].set_ylabel("test log-likelihood per point")
         axes[0].legend()
         n_seeds = df["seed"].nunique()
@@ -122,7 +135,9 @@ def fig3(df, settings, out, profile):
         scale=_scale(profile, f"{settings['n_train']} train / {settings['n_test']} test points, "
                               f"{settings['n_iter']} iterations, {n_seeds} seeds"),
         details=details,
-        note=f"holds = final SEM test LL within {rel_tol:.0%} (relative) of EM's, or above it, in both scenarios. "
+        note=f"holds = final SEM test LL (mean over seeds) within {rel_tol:.0%} (relative) of EM's, or above it, in both "
+             "scenarios. A seed whose SEM run from the bad start settles in a worse local optimum is a finding about "
+             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls). "
              "Generating parameters, priors and the bad initialisation are not stated in the paper (TARGETS proposals).",
     )
 

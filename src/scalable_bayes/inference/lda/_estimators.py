@@ -377,10 +377,11 @@ class ESCA(_LDABase):
                              shape=(nnz.size, int(self.n_topics)))
 
     def state_nbytes(self) -> int:
-        """Bytes of the sampler state (both buffers of D and W, T, draw tables); excludes the corpus."""
+        """Bytes of the sampler state (both buffers of D and W, T, draw tables and word-bucket
+        coefficients); excludes the corpus."""
         arrs = [x for d in self._D for x in d] + self._W + [self._Tpriv, self._T, self._invT, self._s_prob,
                 self._s_alias, self._s_work, self._wptr, self._wtop, self._wprob, self._walias, self._wwork,
-                self._wmass, self._dptr]
+                self._wmass, self._wcoef, self._dptr]
         return int(sum(a.nbytes for a in arrs))
 
 
