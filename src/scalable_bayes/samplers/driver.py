@@ -149,6 +149,7 @@ def _wrapper_source(kmod, kname, gmod, gname) -> str:
 
 
 _RUNNERS: dict = {}
+_PERM_DTYPE = np.int32  # minibatch permutation: half the footprint of int64 (fewer cache misses per shuffle)
 
 
 def _cache_dir() -> Path:
@@ -319,7 +320,7 @@ def run_chain(
         b = N if batch_size is None else int(batch_size)
         if not 1 <= b <= N:
             raise ValueError(f"{name}: minibatch size {b} must be in [1, N={N}] for model {model.name!r}; lower batch_size")
-        perm = np.arange(N, dtype=np.int64)
+        perm = np.arange(N, dtype=_PERM_DTYPE if N < 2**31 else np.int64)
     else:
         b = 0
         perm = np.zeros(0, dtype=np.int64)
@@ -330,7 +331,7 @@ def run_chain(
         nxt = nb[:b]
     else:
         nxt = np.zeros(b, dtype=np.int64)
-    cur = perm[:b].copy()
+    cur = perm[:b].astype(np.int64)
     bkey = batch_key(seed, chain)
     if N > 0:
         if b < N:
