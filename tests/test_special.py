@@ -146,6 +146,35 @@ def test_refined_antiderivative(d):
         assert vmf_negentropy(r, d, "banerjee") == pytest.approx(numb, rel=1e-9)
 
 
+@pytest.mark.parametrize("d", [7, 8, 100, 28571])
+def test_refined_phi_array_path_vs_scalar_and_quadrature(d):
+    """The three-pass array kernel of psi~_1 (numpy SIMD logs) against the scalar fused loop and quad."""
+    from scalable_bayes.special.vmf import _refined1_phi_log_kernel, _refined1_phi_log_scalar
+
+    r = np.concatenate([[1e-3, 0.1, 0.6, 0.95, 0.999], np.random.default_rng(0).uniform(0.05, 0.99, 2000)])
+    fast = vmf_negentropy(r, d, "refined")
+    ref = _refined1_phi_log_scalar(r, float(d))
+    assert np.array_equal(fast, _refined1_phi_log_kernel(r, float(d)))
+    assert np.max(np.abs(fast - ref) / ref) < 1e-11
+    assert np.max(np.abs(fast[1:] - ref[1:]) / ref[1:]) < 1e-12  # r = 1e-3: cancellation in both forms
+    for i in (1, 2, 3):
+        num, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d, "refined1"), 0, r[i], epsabs=1e-13, epsrel=1e-13)
+        assert fast[i] == pytest.approx(num, rel=1e-9)
+    assert fast.reshape(-1)[0] == vmf_negentropy(r[:1].reshape(1, 1), d, "refined")[0, 0]
+
+
+def test_bad_r_in_arrays():
+    """Validation by min/max reductions: NaN, negative and >= 1 entries anywhere in an array."""
+    for bad, match in ((np.nan, "NaN"), (-0.2, "-0.2 < 0"), (1.5, "1.5 >= 1")):
+        r = np.full(50, 0.3)
+        r[17] = bad
+        with pytest.raises(ValueError, match=match):
+            vmf_negentropy(r, 100, "refined")
+        with pytest.raises(ValueError, match=match):
+            vmf_mean_to_kappa(r, 100, "refined2")
+    assert np.asarray(vmf_negentropy(np.empty(0), 100, "refined")).shape == (0,)
+
+
 def test_hessians_are_derivatives():
     h = 1e-6
     for d in [3, 100, 5000]:

@@ -47,6 +47,31 @@ def test_estep_kernel_vs_naive():
     assert np.all(R2[:, 0] == 0) and np.all(np.isfinite(ll2))
 
 
+def test_estep_chunks_and_responsibility_floor_vs_naive():
+    """Rows across several ROW_CHUNK tasks, and a kappa large enough that some responsibilities underflow:
+    the kernel flushes those below RESP_FLOOR to exactly 0 (no subnormals reach the class sums) and
+    matches the naive softmax everywhere else; log-likelihoods equal the naive logsumexp."""
+    from scalable_bayes.inference.vmf.kernels import RESP_FLOOR, ROW_CHUNK
+
+    n = 2 * ROW_CHUNK + 37
+    X, _ = _mixture_data(n=n, d=30, K=5, seed=4)
+    M = np.random.default_rng(5).normal(size=(5, 30))
+    M /= np.linalg.norm(M, axis=1)[:, None]
+    kappa = np.array([400.0, 900.0, 1500.0, 2500.0, 3000.0])
+    logw = np.log(np.full(5, 0.2))
+    lognorm = np.zeros(5)
+    ref = movmf_log_prob_naive(X, M * kappa[:, None], logw, lognorm)
+    Rref = np.exp(ref - logsumexp(ref, axis=1)[:, None])
+    R, ll = estep_csr(X.indptr, X.indices, X.data, np.ascontiguousarray(M.T), logw + lognorm, kappa, True)
+    assert np.allclose(ll, logsumexp_rows_naive(ref), rtol=1e-13)
+    tiny = Rref < RESP_FLOOR
+    assert tiny.any() and (~tiny & (Rref < 1e-100)).any()  # the test exercises both sides of the floor
+    assert np.all(R[tiny] == 0) and np.all(R[~tiny] >= RESP_FLOOR)
+    assert np.allclose(R[~tiny], Rref[~tiny], rtol=1e-9, atol=0)
+    R2, ll2 = estep_csr_serial(X.indptr, X.indices, X.data, np.ascontiguousarray(M.T), logw + lognorm, kappa, True)
+    assert np.array_equal(R, R2) and np.array_equal(ll, ll2)
+
+
 def test_class_sums_kernel_vs_dense():
     X, _ = _mixture_data(n=50, d=15)
     R = np.random.default_rng(2).random((50, 3))
