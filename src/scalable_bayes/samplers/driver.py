@@ -4,15 +4,22 @@ Models with a Numba gradient run in *compiled chunks*: :func:`_run_chunk` is a j
 many steps that receives the sampler's step kernel and the model's gradient kernel as
 first-class functions; the driver returns to Python between chunks for progress, checkpoints,
 callbacks and divergence reports. Models with a NumPy gradient run in a Python loop around the
-same step kernel. Both paths consume the same random stream in the same order, so they give
-identical chains.
+same step kernel. Two random streams per chain: the sampler's noise ``make_key(seed, chain)``
+(initial momentum, step-kernel draws, injected gradient noise) and the minibatch stream
+``batch_key(seed, chain)``; the batch of step t + 1 is drawn before the gradient of step t, so a
+gradient kernel can prefetch its rows (``model.next_batch``, see models/logistic.py). Both paths
+consume both streams in the same order, so they give identical chains.
 
 Caching: Numba cannot cache a function whose *arguments* are dispatchers, so ``_run_chunk``
 itself is not cached. For kernels importable by module and name, :func:`chunk_runner` writes a
 tiny wrapper module (one per sampler/model kernel pair) into a cache directory that binds the two
 kernels as globals and calls ``_run_chunk``; that wrapper is ``@njit(cache=True)``, so each
 Snakemake job reuses the compiled chunk loop instead of compiling it again. Kernels that are not
-importable (closures) fall back to the uncached ``_run_chunk``.
+importable (closures) fall back to the uncached ``_run_chunk``. The wrapper's source carries a
+digest of the kernels' modules (Numba's cache does not notice edited callees). Pairs with a
+fastmath kernel are never cached: Numba's cached object code for them was measured to differ in
+the last bit from the in-memory compilation, which would make a seed's first run differ from
+later ones.
 """
 
 from __future__ import annotations
