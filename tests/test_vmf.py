@@ -81,6 +81,22 @@ def test_class_sums_kernel_vs_dense():
     assert np.array_equal(St, class_sums_csc_serial(XT.indptr, XT.indices, XT.data, R))
 
 
+def test_class_sums_by_label_identical_to_dense_one_hot():
+    from scalable_bayes.inference.vmf.kernels import class_sums_labels_csc, class_sums_labels_csc_serial
+
+    X, _ = _mixture_data(n=80, d=25)
+    labels = np.random.default_rng(6).integers(0, 4, size=80)
+    labels[:4] = [0, 1, 2, 3]
+    R = np.zeros((80, 5))  # component 4 empty
+    R[np.arange(80), labels] = 1.0
+    XT = X.T.tocsr()
+    dense = class_sums_csc(XT.indptr, XT.indices, XT.data, R)
+    by_label = class_sums_labels_csc(XT.indptr, XT.indices, XT.data, labels, 5)
+    assert np.array_equal(by_label, dense) and np.all(by_label[:, 4] == 0)
+    assert np.array_equal(by_label, class_sums_labels_csc_serial(XT.indptr, XT.indices, XT.data, labels, 5))
+    assert np.allclose(by_label.T, R.T @ X.toarray(), rtol=1e-13)
+
+
 def test_serial_and_parallel_estep_identical():
     X, _ = _mixture_data(n=60, d=20, K=3)
     M = np.random.default_rng(3).normal(size=(20, 3))

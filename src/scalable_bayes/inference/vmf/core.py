@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from .kernels import class_sums, estep, ordered_sum
+from .kernels import class_sums, class_sums_labels, estep, ordered_sum
 from ...special import (
     bessel_ratio,
     kappa_halley_perron,
@@ -233,7 +233,10 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
         ll = float(ordered_sum(ll_rows))
         # ---- M-step
         Nk = R.sum(axis=0)
-        S = class_sums(XT.indptr, XT.indices, XT.data, R).T  # (K, d) sums s_k
+        if assignment == "soft":
+            S = class_sums(XT.indptr, XT.indices, XT.data, R).T  # (K, d) sums s_k
+        else:  # one-hot R: sums by label, one term per entry (bit-identical to the dense sums)
+            S = class_sums_labels(XT.indptr, XT.indices, XT.data, np.argmax(R, axis=1), K).T
         snorm = np.linalg.norm(S, axis=1)
         alive = (Nk > 0) & (snorm > 0)
         weights = Nk / n

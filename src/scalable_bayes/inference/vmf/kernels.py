@@ -84,12 +84,26 @@ def _class_sums_csc(indptr_t, indices_t, data_t, R):
     return St
 
 
+def _class_sums_labels_csc(indptr_t, indices_t, data_t, labels, K):
+    """S^T = X^T R for a one-hot R given by its labels (hard EM): one term per entry of X and a gather
+    from the small labels array instead of a K-wide row of R. Bit-identical to ``_class_sums_csc`` on
+    the one-hot R (the terms x * 0 it adds change nothing; x * 1 = x)."""
+    d = indptr_t.shape[0] - 1
+    St = np.zeros((d, K))
+    for j in prange(d):
+        for p in range(indptr_t[j], indptr_t[j + 1]):
+            St[j, labels[indices_t[p]]] += data_t[p]
+    return St
+
+
 # Parallel versions for large inputs; serial ones for small inputs, where thread start-up dominates
 # (and stalls on a loaded machine). Both compute every row/column identically.
 estep_csr = njit(cache=True, parallel=True)(_estep_csr)
 estep_csr_serial = njit(cache=True)(_estep_csr)
 class_sums_csc = njit(cache=True, parallel=True)(_class_sums_csc)
 class_sums_csc_serial = njit(cache=True)(_class_sums_csc)
+class_sums_labels_csc = njit(cache=True, parallel=True)(_class_sums_labels_csc)
+class_sums_labels_csc_serial = njit(cache=True)(_class_sums_labels_csc)
 
 PARALLEL_MIN_WORK = 2_000_000  # nnz x K above which the parallel kernels are used
 
@@ -102,6 +116,11 @@ def estep(indptr, indices, data, Mt, a, b, soft):
 def class_sums(indptr_t, indices_t, data_t, R):
     f = class_sums_csc if data_t.shape[0] * R.shape[1] >= PARALLEL_MIN_WORK else class_sums_csc_serial
     return f(indptr_t, indices_t, data_t, R)
+
+
+def class_sums_labels(indptr_t, indices_t, data_t, labels, K):
+    f = class_sums_labels_csc if data_t.shape[0] * K >= PARALLEL_MIN_WORK else class_sums_labels_csc_serial
+    return f(indptr_t, indices_t, data_t, labels, K)
 
 
 @njit(cache=True)
