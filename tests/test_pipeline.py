@@ -22,6 +22,7 @@ import pytest
 
 pytestmark = [pytest.mark.slow, pytest.mark.pipeline]
 
+SPEED_CLAIM = re.compile(r"(wall[- ]?time|faster|throughput|tokens/s|tokens per second|speed)", re.I)
 TIMING = re.compile(r"(time|wall|seconds|per_s|tps|_s$|rss|memory|mem_|throughput|speed|elapsed)", re.I)
 
 
@@ -132,6 +133,8 @@ def test_interrupted_run_resumes_and_results_are_identical(run_a, tmp_path_facto
     for pa in sorted((wd_a / "results").glob("*/claims/*.json")):
         pb = wd / pa.relative_to(wd_a)
         ca, cb = json.loads(pa.read_text()), json.loads(pb.read_text())
+        if SPEED_CLAIM.search(ca["claim"]):
+            continue  # a claim about speed is a measurement: its verdict may differ between runs
         assert ca["holds"] == cb["holds"], pa.name
 
 
