@@ -33,7 +33,7 @@ def claim_targets():
     out = list(PAPER_TARGETS["data"]()) if "data" in PAPER_TARGETS else []
     for paper in PAPERS:
         out += paper_targets(paper)
-    return sorted({p for p in out if "/claims/" in p and p.endswith(".json")})
+    return sorted({p for p in out if Path(p).parent.name == "claims" and p.endswith(".json")})
 
 
 def all_targets():

@@ -3,12 +3,7 @@
 # and the two-spin Ising table (TabU1). Compute rules write tidy tables under results/esca/runs/;
 # plot/table rules read them and write the claims.
 
-import sys
-
-ESCA = config["esca"]
-ESCA_PYTHON = sys.executable
-ESCA_MPIEXEC = str(Path(sys.executable).with_name("mpiexec")) if Path(sys.executable).with_name("mpiexec").exists() else "mpiexec"
-ESCA_METHODS = ["ESCA", "ESCA_plain", "CGS", "CVB0"]
+include: "functions/esca.smk"
 
 
 wildcard_constraints:
@@ -21,169 +16,6 @@ wildcard_constraints:
     esca_threads=r"\d+",
     esca_seed=r"\d+",
     esca_scenario="good|bad",
-
-
-def esca_run_path(exp, train, test, method, K, beta, threads, seed):
-    return (
-        f"results/esca/runs/{exp}/{train}~{test}/{method}~K{K}~beta{beta}~t{threads}/seed{seed}.parquet"
-    )
-
-
-def esca_fig2_runs():
-    r = ESCA["fig2"]["run"]
-    return [
-        esca_run_path("fig2", c, c, m, r["n_topics"], r["beta"], r["threads"], s)
-        for c in ESCA["fig2"]["corpora"]
-        for m in ESCA["fig2"]["methods"]
-        for s in ESCA["seeds"]
-    ]
-
-
-def esca_throughput_runs():
-    r = ESCA["throughput"]["run"]
-    return [
-        esca_run_path("throughput", c, c, m, r["n_topics"], r["beta"], t, 0)
-        for c in ESCA["throughput"]["corpora"]
-        for m in ESCA["throughput"]["methods"]
-        for t in ESCA["throughput"]["threads"]
-        # CGS and CVB0 sweeps are sequential: one thread count is enough
-        if m.startswith("ESCA") or t == ESCA["throughput"]["threads"][0]
-    ]
-
-
-def esca_mpi_runs():
-    return [
-        f"results/esca/runs/mpi/{c}~R{r}.parquet"
-        for c in ESCA["throughput"]["corpora"]
-        for r in ESCA["throughput"].get("mpi_ranks", [])
-    ]
-
-
-def esca_mpi_args(wildcards):
-    r = ESCA["throughput"]["run"]
-    args = [
-        f"--n-topics {r['n_topics']}",
-        f"--beta {r['beta']}",
-        f"--n-iter {r['n_iter']}",
-        f"--evaluate-every {r['n_iter']}",
-        "--threads 1",
-        "--seed 0",
-    ]
-    if r.get("alpha") is not None:
-        args.append(f"--alpha {r['alpha']}")
-    if r.get("max_train_docs") is not None:
-        args.append(f"--max-train-docs {r['max_train_docs']}")
-    if r.get("max_test_docs") is not None:
-        args.append(f"--max-test-docs {r['max_test_docs']}")
-    return " ".join(args)
-
-
-def esca_train_files(wildcards):
-    return corpus_files(wildcards.esca_train)
-
-
-def esca_test_files(wildcards):
-    return corpus_files(wildcards.esca_test)
-
-
-def esca_fig5_runs():
-    f = ESCA["fig5"]
-    r = f["run"]
-    return [
-        esca_run_path("fig5", f["corpus"], f["corpus"], m, K, r["beta"], r["threads"], s)
-        for m in ["ESCA", "ESCA_plain"]
-        for K in f["n_topics"]
-        for s in ESCA["seeds"]
-    ]
-
-
-def esca_fig6_runs():
-    f = ESCA["fig6"]
-    r = f["run"]
-    K0, b0 = r["n_topics"], r["beta"]
-    grid = {(K0, b0)} | {(K, b0) for K in f["topics_grid"]} | {(K0, b) for b in f["beta_grid"]}
-    return sorted(
-        {
-            esca_run_path("fig6", tr, te, m, K, b, r["threads"], s)
-            for tr, te in f["pairs"]
-            for m in f["methods"]
-            for K, b in grid
-            for s in f["seeds"]
-        }
-    )
-
-
-def esca_run_settings(wildcards):
-    run = dict(ESCA[wildcards.esca_exp]["run"])
-    run.update(
-        {
-            "method": wildcards.esca_method,
-            "n_topics": int(wildcards.esca_K),
-            "beta": float(wildcards.esca_beta),
-            "threads": int(wildcards.esca_threads),
-            "seed": int(wildcards.esca_seed),
-            "experiment": wildcards.esca_exp,
-        }
-    )
-    by_method = ESCA[wildcards.esca_exp].get("n_iter_by_method", {})
-    if wildcards.esca_method in by_method:
-        run["n_iter"] = int(by_method[wildcards.esca_method])
-    if wildcards.esca_exp == "throughput":
-        run["evaluate_every"] = run["n_iter"]  # time the fit without intermediate evaluation
-    return run
-
-
-def esca_corpus_dir(name):
-    return f"data/processed/{name}"
-
-
-def esca_train_dir(wildcards):
-    return esca_corpus_dir(wildcards.esca_train)
-
-
-def esca_test_dir(wildcards):
-    return esca_corpus_dir(wildcards.esca_test)
-
-
-def esca_run_threads(wildcards):
-    return int(wildcards.esca_threads)
-
-
-def esca_mpi_ranks(wildcards):
-    return int(wildcards.esca_ranks)
-
-
-def esca_gmm_settings(wildcards):
-    return dict(ESCA["fig3"], scenario=wildcards.esca_scenario, seed=int(wildcards.esca_seed))
-
-
-def esca_heldout_corpora():
-    """Corpora of Fig. 2 and of the Fig. 6 pairs (described in TabU2)."""
-    return sorted(set(ESCA["fig2"]["corpora"]) | {p for pr in ESCA["fig6"]["pairs"] for p in pr})
-
-
-def esca_tabu2_inputs(wildcards):
-    return [f for c in esca_heldout_corpora() for f in corpus_files(c)]
-
-
-def esca_tabu3_inputs(wildcards):
-    return [f for c in ESCA["topics"]["corpora"] for f in corpus_files(c)]
-
-
-def esca_targets():
-    out = []
-    for fig in ["Fig1", "Fig2", "Fig3", "Fig4", "Fig5", "Fig6"]:
-        out += [f"results/esca/figures/{fig}.png", f"results/esca/claims/ESCA-{fig}.json"]
-    for tab in ["Tab1", "Tab2", "Throughput", "TabU1", "TabU2", "TabU3"]:
-        out += [
-            f"results/esca/tables/{tab}.csv",
-            f"results/esca/tables/{tab}.md",
-            f"results/esca/claims/ESCA-{tab}.json",
-        ]
-    return out
-
-
-PAPER_TARGETS["esca"] = esca_targets
 
 
 rule esca:
@@ -209,6 +41,8 @@ rule esca_run:
     resources:
         mem_mb=4000,
         runtime=60,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_run.py"
 
@@ -236,6 +70,8 @@ rule esca_mpi_run:
         runtime=60,
         tasks=esca_mpi_ranks,
         mpi=ESCA_MPIEXEC,
+    conda:
+        CONDA_ENV
     shell:
         "{resources.mpi} -n {resources.tasks} {params.python} -m scalable_bayes.inference.lda.distributed "
         "--corpus {params.corpus_dir} --out {output} {params.args} --log {log} 2>> {log}"
@@ -254,6 +90,8 @@ rule esca_gmm_run:
     resources:
         mem_mb=3000,
         runtime=30,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_gmm_run.py"
 
@@ -274,6 +112,8 @@ rule esca_fig2:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_plot.py"
 
@@ -294,6 +134,8 @@ rule esca_fig3:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_plot.py"
 
@@ -314,6 +156,8 @@ rule esca_fig5:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_plot.py"
 
@@ -334,6 +178,8 @@ rule esca_fig6:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_plot.py"
 
@@ -356,6 +202,8 @@ rule esca_throughput_table:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_tables.py"
 
@@ -374,6 +222,8 @@ rule esca_tabu1:
     resources:
         mem_mb=500,
         runtime=5,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_tables.py"
 
@@ -395,6 +245,8 @@ rule esca_tabu2:
     resources:
         mem_mb=2000,
         runtime=5,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_tables.py"
 
@@ -419,6 +271,8 @@ rule esca_tabu3:
     resources:
         mem_mb=4000,
         runtime=30,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_tables.py"
 
@@ -439,6 +293,8 @@ rule esca_static_fig1:
     resources:
         mem_mb=500,
         runtime=5,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_static.py"
 
@@ -456,6 +312,8 @@ rule esca_static_fig4:
     resources:
         mem_mb=500,
         runtime=5,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_static.py"
 
@@ -476,5 +334,7 @@ rule esca_static_table:
     resources:
         mem_mb=500,
         runtime=5,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/esca_static.py"

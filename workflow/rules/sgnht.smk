@@ -2,59 +2,7 @@
 # machine-learning applications (Fig. 3, STab. 2-3). Compute rules write tidy tables under
 # results/sgnht/runs/; plot/table rules read them and write the claims.
 
-SGNHT = config["sgnht"]
-SGNHT_SYNTH = ["double_well", "known_variance", "normal_gamma"]
-
-
-def sgnht_run_files(experiment, kind="summary"):
-    return expand(
-        "results/sgnht/runs/{experiment}/seed{seed}/{kind}.parquet",
-        experiment=experiment,
-        seed=SGNHT["seeds"],
-        kind=kind,
-    )
-
-
-def sgnht_synthetic_settings(wildcards):
-    return {
-        "experiment": wildcards.experiment,
-        "seed": int(wildcards.seed),
-        "data_seed": SGNHT["data_seed"],
-        "double_well": SGNHT["double_well"],
-        "gaussian": SGNHT["gaussian"],
-    }
-
-
-def sgnht_targets():
-    out = []
-    for fig in ["Fig1", "SFig4", "Fig2", "SFig5", "SFig6"]:
-        out += [f"results/sgnht/figures/{fig}.png", f"results/sgnht/claims/SGNHT-{fig}.json"]
-    out += ["results/sgnht/tables/STab1.csv", "results/sgnht/tables/STab1.md", "results/sgnht/claims/SGNHT-STab1.json"]
-    if SGNHT["ml"]["activate"]:
-        out += ["results/sgnht/figures/Fig3.png", "results/sgnht/claims/SGNHT-Fig3.json"]
-        for tab in ["STab2", "STab3"]:
-            out += [f"results/sgnht/tables/{tab}.csv", f"results/sgnht/tables/{tab}.md", f"results/sgnht/claims/SGNHT-{tab}.json"]
-    return out
-
-
-PAPER_TARGETS["sgnht"] = sgnht_targets
-
-
-def sgnht_ml_runs(kind="summary"):
-    return expand(
-        "results/sgnht/runs/ml/{task}/seed{seed}/{kind}.parquet",
-        task=SGNHT["ml"]["tasks"],
-        seed=SGNHT["ml"]["seeds"],
-        kind=kind,
-    )
-
-
-def sgnht_ml_inputs(wildcards):
-    if wildcards.task == "bnn":
-        return {"mnist": "data/processed/mnist/mnist.npz"}
-    if wildcards.task == "bpmf":
-        return {"ratings": "data/processed/movielens/ratings.parquet"}
-    return {"corpus": corpus_files(SGNHT["ml"]["lda"]["corpus"])}
+include: "functions/sgnht.smk"
 
 
 rule sgnht:
@@ -80,6 +28,8 @@ rule sgnht_run_synthetic:
     resources:
         mem_mb=3000,
         runtime=60,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_run_synthetic.py"
 
@@ -102,6 +52,8 @@ rule sgnht_fig1:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_synthetic_items.py"
 
@@ -123,6 +75,8 @@ rule sgnht_sfig4:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_synthetic_items.py"
 
@@ -146,6 +100,8 @@ rule sgnht_fig2:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_synthetic_items.py"
 
@@ -167,6 +123,8 @@ rule sgnht_sfig5:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_synthetic_items.py"
 
@@ -188,6 +146,8 @@ rule sgnht_sfig6:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_synthetic_items.py"
 
@@ -209,6 +169,8 @@ rule sgnht_stab1:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_synthetic_items.py"
 
@@ -232,6 +194,8 @@ rule sgnht_run_ml:
     resources:
         mem_mb=4000,
         runtime=240,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_run_ml.py"
 
@@ -252,6 +216,8 @@ rule sgnht_fig3:
     resources:
         mem_mb=2000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_ml_items.py"
 
@@ -273,6 +239,8 @@ rule sgnht_stab2:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_ml_items.py"
 
@@ -294,5 +262,7 @@ rule sgnht_stab3:
     resources:
         mem_mb=1000,
         runtime=10,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/sgnht_ml_items.py"

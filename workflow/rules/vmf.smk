@@ -2,58 +2,7 @@
 # clustering sweep (Fig. 3) and the data-set table (Tab. 1). Compute rules write tidy parquet tables
 # under results/vmf/runs/; plot rules read them and write the figure + claim.
 
-VMF = config["vmf"]
-VMF_CURVE_FIGS = ["Fig1", "Fig2", "Fig4", "Fig5"]
-VMF_TAB1_DATASETS = ["classic3", "classic300", "news20", "news20_small"]
-
-
-def vmf_scale(fig):
-    """Scale string of a claim: profile plus every departure from the paper's setting."""
-    s = VMF
-    paper = {
-        "Fig1": "dims [2, 10, 100, 1000], 100 points",
-        "Fig2": "dims [10, 100, 1000, 10000], 1000 points",
-        "Fig4": "dims [2, 100], 100 points",
-        "Fig5": "dims [1000, 10000, 50000], 100 points",
-        "Fig3": "4 data sets, full K grids, 10 inits, 100 EM iterations, all documents",
-        "Tab1": "all four data sets",
-    }[fig]
-    if fig == "Fig3":
-        f = s["fig3"]
-        here = (f"{len(f['datasets'])} data sets {f['datasets']}, K grids {f['k_grid']}, {len(f['seeds'])} inits, "
-                f"{f['max_iter']} EM iterations, subsample {f['max_docs'] or 'none'}")
-    elif fig == "Tab1":
-        here = f"data sets {s['tab1']['datasets']}"
-    else:
-        f = s[fig.lower()]
-        here = f"dims {f['dims']}, {f['n_points']} points"
-    return f"{PROFILE} ({here}; paper: {paper})"
-
-
-def vmf_targets():
-    out = []
-    for fig in VMF_CURVE_FIGS + ["Fig3"]:
-        out += [f"results/vmf/figures/{fig}.png", f"results/vmf/figures/{fig}.pdf", f"results/vmf/claims/VMF-{fig}.json"]
-    out += ["results/vmf/tables/Fig3_nmi_true_k.csv"]
-    out += ["results/vmf/tables/Tab1.csv", "results/vmf/tables/Tab1.md", "results/vmf/claims/VMF-Tab1.json"]
-    return out
-
-
-PAPER_TARGETS["vmf"] = vmf_targets
-
-
-def vmf_fig3_settings(wildcards):
-    f = VMF["fig3"]
-    return {
-        "k_grid": [int(k) for k in f["k_grid"][wildcards.dataset]],
-        "max_iter": f["max_iter"],
-        "tol": f["tol"],
-        "kappa_max": f["kappa_max"],
-        "kappa_method": f["kappa_method"],
-        "negentropy": f["negentropy"],
-        "max_docs": (f["max_docs"] or {}).get(wildcards.dataset),
-        "spkmeans": f["spkmeans"],
-    }
+include: "functions/vmf.smk"
 
 
 rule vmf:

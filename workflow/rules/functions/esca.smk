@@ -1,0 +1,170 @@
+# Helper functions and constants of esca.smk (kept apart from the rules, as snakemake --lint asks).
+import sys
+
+ESCA = config["esca"]
+ESCA_PYTHON = sys.executable
+ESCA_MPIEXEC = str(Path(sys.executable).with_name("mpiexec")) if Path(sys.executable).with_name("mpiexec").exists() else "mpiexec"
+ESCA_METHODS = ["ESCA", "ESCA_plain", "CGS", "CVB0"]
+
+
+def esca_run_path(exp, train, test, method, K, beta, threads, seed):
+    return (
+        f"results/esca/runs/{exp}/{train}~{test}/{method}~K{K}~beta{beta}~t{threads}/seed{seed}.parquet"
+    )
+
+
+def esca_fig2_runs():
+    r = ESCA["fig2"]["run"]
+    return [
+        esca_run_path("fig2", c, c, m, r["n_topics"], r["beta"], r["threads"], s)
+        for c in ESCA["fig2"]["corpora"]
+        for m in ESCA["fig2"]["methods"]
+        for s in ESCA["seeds"]
+    ]
+
+
+def esca_throughput_runs():
+    r = ESCA["throughput"]["run"]
+    return [
+        esca_run_path("throughput", c, c, m, r["n_topics"], r["beta"], t, 0)
+        for c in ESCA["throughput"]["corpora"]
+        for m in ESCA["throughput"]["methods"]
+        for t in ESCA["throughput"]["threads"]
+        # CGS and CVB0 sweeps are sequential: one thread count is enough
+        if m.startswith("ESCA") or t == ESCA["throughput"]["threads"][0]
+    ]
+
+
+def esca_mpi_runs():
+    return [
+        f"results/esca/runs/mpi/{c}~R{r}.parquet"
+        for c in ESCA["throughput"]["corpora"]
+        for r in ESCA["throughput"].get("mpi_ranks", [])
+    ]
+
+
+def esca_mpi_args(wildcards):
+    r = ESCA["throughput"]["run"]
+    args = [
+        f"--n-topics {r['n_topics']}",
+        f"--beta {r['beta']}",
+        f"--n-iter {r['n_iter']}",
+        f"--evaluate-every {r['n_iter']}",
+        "--threads 1",
+        "--seed 0",
+    ]
+    if r.get("alpha") is not None:
+        args.append(f"--alpha {r['alpha']}")
+    if r.get("max_train_docs") is not None:
+        args.append(f"--max-train-docs {r['max_train_docs']}")
+    if r.get("max_test_docs") is not None:
+        args.append(f"--max-test-docs {r['max_test_docs']}")
+    return " ".join(args)
+
+
+def esca_train_files(wildcards):
+    return corpus_files(wildcards.esca_train)
+
+
+def esca_test_files(wildcards):
+    return corpus_files(wildcards.esca_test)
+
+
+def esca_fig5_runs():
+    f = ESCA["fig5"]
+    r = f["run"]
+    return [
+        esca_run_path("fig5", f["corpus"], f["corpus"], m, K, r["beta"], r["threads"], s)
+        for m in ["ESCA", "ESCA_plain"]
+        for K in f["n_topics"]
+        for s in ESCA["seeds"]
+    ]
+
+
+def esca_fig6_runs():
+    f = ESCA["fig6"]
+    r = f["run"]
+    K0, b0 = r["n_topics"], r["beta"]
+    grid = {(K0, b0)} | {(K, b0) for K in f["topics_grid"]} | {(K0, b) for b in f["beta_grid"]}
+    return sorted(
+        {
+            esca_run_path("fig6", tr, te, m, K, b, r["threads"], s)
+            for tr, te in f["pairs"]
+            for m in f["methods"]
+            for K, b in grid
+            for s in f["seeds"]
+        }
+    )
+
+
+def esca_run_settings(wildcards):
+    run = dict(ESCA[wildcards.esca_exp]["run"])
+    run.update(
+        {
+            "method": wildcards.esca_method,
+            "n_topics": int(wildcards.esca_K),
+            "beta": float(wildcards.esca_beta),
+            "threads": int(wildcards.esca_threads),
+            "seed": int(wildcards.esca_seed),
+            "experiment": wildcards.esca_exp,
+        }
+    )
+    by_method = ESCA[wildcards.esca_exp].get("n_iter_by_method", {})
+    if wildcards.esca_method in by_method:
+        run["n_iter"] = int(by_method[wildcards.esca_method])
+    if wildcards.esca_exp == "throughput":
+        run["evaluate_every"] = run["n_iter"]  # time the fit without intermediate evaluation
+    return run
+
+
+def esca_corpus_dir(name):
+    return f"data/processed/{name}"
+
+
+def esca_train_dir(wildcards):
+    return esca_corpus_dir(wildcards.esca_train)
+
+
+def esca_test_dir(wildcards):
+    return esca_corpus_dir(wildcards.esca_test)
+
+
+def esca_run_threads(wildcards):
+    return int(wildcards.esca_threads)
+
+
+def esca_mpi_ranks(wildcards):
+    return int(wildcards.esca_ranks)
+
+
+def esca_gmm_settings(wildcards):
+    return dict(ESCA["fig3"], scenario=wildcards.esca_scenario, seed=int(wildcards.esca_seed))
+
+
+def esca_heldout_corpora():
+    """Corpora of Fig. 2 and of the Fig. 6 pairs (described in TabU2)."""
+    return sorted(set(ESCA["fig2"]["corpora"]) | {p for pr in ESCA["fig6"]["pairs"] for p in pr})
+
+
+def esca_tabu2_inputs(wildcards):
+    return [f for c in esca_heldout_corpora() for f in corpus_files(c)]
+
+
+def esca_tabu3_inputs(wildcards):
+    return [f for c in ESCA["topics"]["corpora"] for f in corpus_files(c)]
+
+
+def esca_targets():
+    out = []
+    for fig in ["Fig1", "Fig2", "Fig3", "Fig4", "Fig5", "Fig6"]:
+        out += [f"results/esca/figures/{fig}.png", f"results/esca/claims/ESCA-{fig}.json"]
+    for tab in ["Tab1", "Tab2", "Throughput", "TabU1", "TabU2", "TabU3"]:
+        out += [
+            f"results/esca/tables/{tab}.csv",
+            f"results/esca/tables/{tab}.md",
+            f"results/esca/claims/ESCA-{tab}.json",
+        ]
+    return out
+
+
+PAPER_TARGETS["esca"] = esca_targets
