@@ -63,7 +63,8 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
                   "timestamp": np.zeros(n, np.int64)}).to_parquet(tmp_path / "ratings.parquet")
     ml = {"bnn": dict(n_iter=200, burnin=100, batch_size=20, hidden=8, n_train=200, n_val=100, eta=[1e-4, 4e-4],
                       a=[0.01, 0.1], eval_every=50),
-          "bpmf": dict(n_iter=200, burnin=100, batch_size=100, rank=3, eta=[1e-5, 4e-5], a=[0.01, 0.1], eval_every=50)}
+          "bpmf": dict(n_iter=200, burnin=100, batch_size=100, rank=3, eta=[1e-5, 4e-5], a=[0.01, 0.1], eval_every=50,
+                       eta_scale=2.0)}
     inputs = {"mnist": tmp_path / "mnist.npz", "ratings": tmp_path / "ratings.parquet"}
     frames = []
     for task in ["bnn", "bpmf"]:
@@ -71,6 +72,7 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
             s, tr = sgnht_ml.run_task(task, seed, ml, inputs)
             assert len(s) == 8 and set(s["method"]) == {"SGHMC", "SGNHT"}
             assert (tr["step"] > 100).all()
+            assert np.allclose(s["eta_used"], s["eta"] * (2.0 if task == "bpmf" else 1.0))
             frames.append(s)
     summary = pd.concat(frames, ignore_index=True)
     assert summary.loc[summary["task"] == "bnn", "metric"].between(0, 100).all()
@@ -78,6 +80,7 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
     t2, t3 = sgnht_ml.table2(summary), sgnht_ml.table3(summary)
     assert set(t2["task"]) == {"bnn", "bpmf", "netflix"} and t2.loc[t2["task"] == "netflix", "test_mean"].isna().all()
     assert len(t3) == 6
+    assert np.allclose(t3.dropna(subset=["eta"]).eval("eta_used / eta"), [1, 1, 2, 2])
     for item, table in [("Fig3", None), ("STab2", t2), ("STab3", t3)]:
         c = sgnht_ml.write_ml_claim(item, tmp_path / f"{item}.json", "smoke", ml, summary, table)
         assert "Netflix" in c["note"]
@@ -88,3 +91,29 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
 def test_ml_runner_rejects_unknown_task():
     with pytest.raises(ValueError, match="unknown SGNHT ML task"):
         sgnht_ml.run_task("svm", 0, {"svm": {}}, {})
+
+
+def test_eta_scale_keeps_eta_times_training_size():
+    assert sgnht_ml.eta_scale("bpmf", {"eta_scale": "auto"}, 72_000) == pytest.approx(800_167 / 72_000)
+    assert sgnht_ml.eta_scale("bnn", {"eta_scale": "auto"}, 50_000) == 1.0
+    assert sgnht_ml.eta_scale("lda", {"eta_scale": 3.0}, 10) == 3.0
+    assert sgnht_ml.eta_scale("lda", {}, 10) == 1.0
+    with pytest.raises(ValueError, match="eta_scale"):
+        sgnht_ml.eta_scale("bnn", {"eta_scale": -1.0}, 10)
+
+
+def test_fig2_panel4_check_passes_on_the_papers_own_table_and_fails_when_sgnht_is_slower():
+    # SGNHT paper, Table 1: (RMSE, tau) per (h, A) cell
+    sghmc = {"h=0.01 A=1": (0.629, 7.19), "h=0.01 A=10": (0.286, 37.68), "h=0.001 A=1": (0.292, 67.83),
+             "h=0.001 A=10": (0.136, 357.14)}
+    sgnht = {"h=0.01 A=1": (0.175, 14.35), "h=0.01 A=10": (0.026, 55.65), "h=0.001 A=1": (0.091, 22.97),
+             "h=0.001 A=10": (0.053, 424.81)}
+    r = ex.lower_tau_at_similar_accuracy(sghmc, sgnht)
+    assert r["holds"] and r["n_lower"] == 3
+    assert not r["per_cell"]["h=0.01 A=1"]["sgnht_lower"]
+    slow = {k: (rm, 10 * tau) for k, (rm, tau) in sgnht.items()}
+    r = ex.lower_tau_at_similar_accuracy(sghmc, slow)
+    assert not r["holds"] and r["n_lower"] == 1
+    # an SGHMC cell more accurate than every SGNHT cell cannot be beaten
+    r = ex.lower_tau_at_similar_accuracy({"c": (0.01, 1000.0)}, sgnht)
+    assert not r["holds"] and r["per_cell"]["c"]["cheapest_as_accurate_sgnht_tau"] is None

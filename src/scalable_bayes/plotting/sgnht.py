@@ -150,11 +150,21 @@ def plot_fig3(table: pd.DataFrame, path, metric_labels: dict) -> None:
                     continue
                 a = a_task[j]
                 for method, col in [("SGHMC", "C2"), ("SGNHT", "C0")]:
-                    g = tt[(tt["a"] == a) & (tt["method"] == method)].groupby("eta")["metric"]
+                    sub = tt[(tt["a"] == a) & (tt["method"] == method)]
+                    g = sub.groupby("eta")["metric"]
                     m, s = g.mean(), g.std().fillna(0.0)
                     ax.errorbar(m.index, m.values, yerr=s.values, marker="o", color=col, label=method, capsize=2)
-                ax.set_title(f"{task}, a={a:g}")
-                ax.set_xlabel("η")
+                    # a diverged chain is off the chart (as in the paper): mark its eta on the top edge
+                    div = sorted(sub.loc[sub["diverged"].astype(bool), "eta"].unique())
+                    if div:
+                        ax.plot(div, [1.0] * len(div), "x", color=col, ms=9, mew=2, clip_on=False,
+                                transform=ax.get_xaxis_transform(), label=f"{method} diverged")
+                scale = ""
+                if "eta_used" in tt.columns and len(tt):
+                    f = float(tt["eta_used"].iloc[0] / tt["eta"].iloc[0])
+                    scale = "" if abs(f - 1.0) < 1e-12 else f" (run with η × {f:.3g})"
+                ax.set_title(f"{task}, a={a:g}{scale}", fontsize=9)
+                ax.set_xlabel("η (paper's grid)")
                 ax.set_ylabel(metric_labels.get(task, "metric"))
                 ax.legend()
         fig.tight_layout()

@@ -157,6 +157,26 @@ def _cells(summary, col):
     return summary.groupby(["method", "h", "A"])[col].mean()
 
 
+def lower_tau_at_similar_accuracy(sghmc: dict, sgnht: dict) -> dict:
+    """Fig. 2 panel 4, "SGNHT has significantly lower autocorrelation time than SGHMC at similar accuracy".
+
+    ``sghmc`` and ``sgnht`` map a cell label to (RMSE, tau). For each SGHMC cell, take the cheapest SGNHT
+    cell that is at least as accurate (RMSE <=) and ask whether its tau is lower. The claim holds when it is
+    in more than half of the SGHMC cells. The paper's own Table 1 passes this test (3 of 4 cells: SGHMC's
+    cheapest cell, RMSE 0.63, is less accurate than every SGNHT cell yet faster). It fails a stricter reading
+    (every SGHMC point dominated, or SGNHT's tau lower at equal (h, A)), which is why those are not used.
+    """
+    per_cell = {}
+    for c, (r, tau) in sghmc.items():
+        cand = [t for (r2, t) in sgnht.values() if r2 <= r]
+        best = min(cand) if cand else np.inf
+        per_cell[str(c)] = {"sghmc": (round(float(r), 4), round(float(tau), 2)),
+                            "cheapest_as_accurate_sgnht_tau": None if not np.isfinite(best) else round(float(best), 2),
+                            "sgnht_lower": bool(best < tau)}
+    n = sum(v["sgnht_lower"] for v in per_cell.values())
+    return {"holds": bool(n > len(per_cell) / 2), "n_lower": int(n), "per_cell": per_cell}
+
+
 def check_fig2(kv: pd.DataFrame, ng: pd.DataFrame) -> dict:
     """SGNHT accurate in every (h, A) cell; SGHMC only at small h and large A; mean xi ~ A at h = 0.001,
     >> A at h = 0.01; panel 4: SGNHT's tau below SGHMC's at similar accuracy (in most cells)."""
@@ -169,17 +189,17 @@ def check_fig2(kv: pd.DataFrame, ng: pd.DataFrame) -> dict:
     rn, tn = _cells(ng, "rmse"), _cells(ng, "tau")
     cells = [(h, A) for h in hs for A in As]
     faster = sum(tn["SGNHT", h, A] < tn["SGHMC", h, A] for h, A in cells)
+    frontier = lower_tau_at_similar_accuracy({c: (rn["SGHMC", *c], tn["SGHMC", *c]) for c in cells},
+                                             {c: (rn["SGNHT", *c], tn["SGNHT", *c]) for c in cells})
     checks = {
         "sgnht_accurate_all_cells": sgnht_max <= 2.0 * good + 0.05 * float(kv["rmse"].max()),
         "sghmc_bad_at_large_h_small_A": r["SGHMC", hmax, Amin] > 2.0 * r["SGNHT", hmax, Amin],
         "xi_close_to_A_small_h": all(abs(xi["SGNHT", hmin, A] - A) < 0.6 * max(A, 1.0) for A in As),
         "xi_much_larger_than_A_large_h": xi["SGNHT", hmax, Amin] > 2.0 * Amin + 1.0,
-        # panel 4, "lower autocorrelation time at similar accuracy": every SGHMC (RMSE, tau) point is dominated by
-        # some SGNHT point (RMSE <= and tau <= 1.05 x)
-        "sgnht_dominates_every_sghmc_point": all(any(rn["SGNHT", h2, A2] <= rn["SGHMC", h, A] and tn["SGNHT", h2, A2] <= 1.05 * tn["SGHMC", h, A]
-                                                     for h2, A2 in cells) for h, A in cells),
+        "sgnht_lower_tau_at_similar_accuracy": frontier["holds"],
     }
     return {"holds": all(checks.values()), "checks": {k: bool(v) for k, v in checks.items()},
+            "panel4_per_sghmc_cell": frontier["per_cell"],
             "rmse_known_variance": {f"{m} h={h} A={A}": round(float(v), 4) for (m, h, A), v in r.items()},
             "mean_xi": {f"h={h} A={A}": round(float(v), 3) for (_, h, A), v in xi.items()},
             "n_cells_sgnht_lower_tau": int(faster)}
@@ -276,10 +296,13 @@ def write_synthetic_claim(item, path, profile, settings, summary=None, kv=None, 
     elif item == "Fig2":
         r = check_fig2(kv, ng)
         measured = (f"known-variance density RMSE {r['rmse_known_variance']}; SGNHT mean xi {r['mean_xi']}; "
-                    f"SGNHT tau below SGHMC tau in {r['n_cells_sgnht_lower_tau']} of 4 Normal-Gamma cells")
+                    f"SGNHT tau below SGHMC tau at equal (h, A) in {r['n_cells_sgnht_lower_tau']} of 4 Normal-Gamma cells; "
+                    f"cheapest as-accurate SGNHT cell faster than the SGHMC cell in "
+                    f"{sum(v['sgnht_lower'] for v in r['panel4_per_sghmc_cell'].values())} of 4")
         note = ("tested: SGNHT RMSE in every cell <= 2x SGHMC's best cell; SGHMC RMSE at (large h, small A) > 2x SGNHT's; "
-                "|mean xi - A| < 0.6 max(A,1) at the small h and mean xi > 2A + 1 at the large h; every SGHMC (RMSE, tau) "
-                "point of the Normal-Gamma grid dominated by an SGNHT point (RMSE <=, tau <= 1.05x). Density RMSE per "
+                "|mean xi - A| < 0.6 max(A,1) at the small h and mean xi > 2A + 1 at the large h; panel 4: for more than half "
+                "of the SGHMC (RMSE, tau) cells of the Normal-Gamma grid, the cheapest SGNHT cell that is at least as "
+                "accurate has a lower tau (the paper's own Table 1 passes this in 3 of 4 cells). Density RMSE per "
                 "TARGETS [M5] (reconstructed); tau = draws/ESS (ArviZ).")
     elif item == "SFig5":
         r = check_sfig5(kv)

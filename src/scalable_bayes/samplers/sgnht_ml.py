@@ -26,6 +26,28 @@ logger = logging.getLogger(__name__)
 METRIC = {"bnn": "test error (%)", "bpmf": "test RMSE", "lda": "test perplexity"}
 
 
+# Training-set size of the paper's data set per task, in the unit the log-posterior gradient scales with.
+# The stochastic gradient of the log posterior is (N / n) * sum over the minibatch, so the update
+# u <- (1 - a) u - eta * grad keeps the paper's per-step drift and gradient noise when eta * N is kept:
+# ``eta_scale: auto`` multiplies the paper's eta grid by N_paper / N_ours (TARGETS' proposal for stand-ins).
+PAPER_TRAIN_SIZE = {
+    "bnn": (50_000, "training images (MNIST 50k/10k/10k)"),
+    "bpmf": (800_167, "training ratings (80% of ml-1m's 1,000,209)"),
+    "lda": (35_200, "training tokens (80% of the ICML abstracts' ~44K)"),
+}
+
+
+def eta_scale(task: str, settings: dict, n_train: int) -> float:
+    """Factor applied to the configured eta grid: a number, or ``"auto"`` = N_paper / N_train."""
+    v = settings.get("eta_scale", 1.0)
+    if v == "auto":
+        return PAPER_TRAIN_SIZE[task][0] / float(n_train)
+    v = float(v)
+    if not v > 0:
+        raise ValueError(f"sgnht.ml.{task}.eta_scale must be > 0 or 'auto', got {v!r}")
+    return v
+
+
 def _algorithms(a):
     return [("SGHMC", base.sghmc_reformulated(a=a)), ("SGNHT", base.sgnht_reformulated(a=a))]
 
@@ -52,7 +74,7 @@ class _Averager:
 
 
 def _prepare(task, settings, inputs, seed):
-    """Build (make_model(seed), init(seed), predict, score, batch_size) for a task."""
+    """Build (make_model(seed), predict, score, n_train) for a task; n_train in PAPER_TRAIN_SIZE's unit."""
     s = settings[task]
     if task == "bnn":
         d = np.load(inputs["mnist"])
@@ -67,7 +89,7 @@ def _prepare(task, settings, inputs, seed):
         def score(pv, pt):
             return 100.0 * np.mean(pv.argmax(1) != yva), 100.0 * np.mean(pt.argmax(1) != yte)
 
-        return make, predict, score
+        return make, predict, score, len(ytr)
     if task == "bpmf":
         df = pd.read_parquet(inputs["ratings"])
         tr, va, te = bpmf_mod.split_ratings(df, seed=0)
@@ -85,7 +107,7 @@ def _prepare(task, settings, inputs, seed):
             return (float(np.sqrt(np.mean((pv - va["rating"].values) ** 2))),
                     float(np.sqrt(np.mean((pt - te["rating"].values) ** 2))))
 
-        return make, predict, score
+        return make, predict, score, len(tr)
     if task == "lda":
         from ..corpora import load_corpus
 
@@ -121,7 +143,7 @@ def _prepare(task, settings, inputs, seed):
         def score(pv, pt):
             return float(np.exp(-np.mean(np.log(pv)))), float(np.exp(-np.mean(np.log(pt))))
 
-        return make, predict, score
+        return make, predict, score, int(train.sum())
     raise ValueError(f"unknown SGNHT ML task {task!r}; choose bnn, bpmf or lda")
 
 
@@ -139,7 +161,9 @@ def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
 
 def _run_task(task, seed, settings, inputs):
     s = settings[task]
-    make, predict, score = _prepare(task, settings, inputs, seed)
+    make, predict, score, n_train = _prepare(task, settings, inputs, seed)
+    scale = eta_scale(task, s, n_train)
+    logger.info("%s: %d %s; eta grid (paper units) x %.4g", task, n_train, PAPER_TRAIN_SIZE[task][1].split(" (")[0], scale)
     summ, trace = [], []
     for a in s["a"]:
         for eta in s["eta"]:
@@ -150,7 +174,7 @@ def _run_task(task, seed, settings, inputs):
                 diverged = False
                 ke_mean, wall = np.nan, np.nan
                 try:
-                    res = run_chain(alg, m.model(), theta0, seed=seed, n_steps=s["n_iter"], step_size=float(eta),
+                    res = run_chain(alg, m.model(), theta0, seed=seed, n_steps=s["n_iter"], step_size=float(eta) * scale,
                                     batch_size=s["batch_size"], burnin=s["n_iter"] - 1, thin=1,
                                     checkpoint_every=s["eval_every"], callback=cb)
                     ke_mean = float(np.mean(res.kinetic_energy[s["burnin"]:]))
@@ -162,6 +186,7 @@ def _run_task(task, seed, settings, inputs):
                 val = cb.rows[-1][1] if ok else np.nan
                 test = cb.rows[-1][2] if ok else np.nan
                 summ.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
+                             "eta_used": float(eta) * scale, "n_train": n_train,
                              "val_metric": val, "metric": test, "mean_ke": ke_mean, "diverged": diverged or not ok,
                              "n_iter": s["n_iter"], "wall_time_s": wall,
                              "s_per_iter": wall / s["n_iter"] if np.isfinite(wall) else np.nan})
@@ -188,6 +213,11 @@ def select(summary: pd.DataFrame) -> pd.DataFrame:
     g = summary.groupby(["task", "method", "a", "eta"]).agg(val=("val_metric", "mean"), test=("metric", "mean"),
                                                            test_sd=("metric", "std"), n=("seed", "nunique"),
                                                            diverged=("diverged", "any")).reset_index()
+    if "eta_used" in summary.columns:
+        used = summary.groupby(["task", "method", "a", "eta"])["eta_used"].first().reset_index()
+        g = g.merge(used, on=["task", "method", "a", "eta"], how="left")
+    else:
+        g["eta_used"] = g["eta"]
     g = g[~g["diverged"] & g["val"].notna()]
     idx = g.groupby(["task", "method"])["val"].idxmin()
     return g.loc[idx].reset_index(drop=True)
@@ -209,10 +239,11 @@ def table2(summary):
 def table3(summary):
     sel = select(summary)
     rows = [{"task": r["task"], "data": TASK_NAMES.get(r["task"], r["task"]), "method": r["method"], "a": r["a"],
-             "eta": r["eta"], "paper": PAPER_STAB3.get(r["task"], {}).get(r["method"], "")} for _, r in sel.iterrows()]
+             "eta": r["eta"], "eta_used": r["eta_used"], "paper": PAPER_STAB3.get(r["task"], {}).get(r["method"], "")}
+            for _, r in sel.iterrows()]
     for m in ["SGHMC", "SGNHT"]:
         rows.append({"task": "netflix", "data": "Netflix (BPMF)", "method": m, "a": np.nan, "eta": np.nan,
-                     "paper": PAPER_STAB3["netflix"][m]})
+                     "eta_used": np.nan, "paper": PAPER_STAB3["netflix"][m]})
     return pd.DataFrame(rows)
 
 
@@ -280,6 +311,10 @@ def write_ml_claim(item, path, profile, settings, summary, table=None):
     tasks = sorted(summary["task"].unique())
     scale = (f"{profile}: " + "; ".join(f"{t} {settings[t]['n_iter']} iterations (burn-in {settings[t]['burnin']})" for t in tasks)
              + f"; {summary['seed'].nunique()} seed(s); paper: 50k-100k iterations")
+    if "eta_used" in summary.columns:
+        f = (summary["eta_used"] / summary["eta"]).groupby(summary["task"]).first()
+        scale += "; eta = paper's grid x " + ", ".join(f"{t} {v:.3g}" for t, v in f.items())
+        scale += " (eta_scale; auto = paper's training size / ours, which keeps eta * N)"
     note = ("Stand-ins: MNIST train/val/test drawn from the 10,000 t10k images (training images not in the mirror); "
             "MovieLens ml-100k for ml-1m; KOS or OHSUMED abstracts for the ICML abstracts; " + NETFLIX_NOTE +
             ". Selection on a held-out validation split and sd over chain seeds (paper: 5-fold CV, sd over folds).")
