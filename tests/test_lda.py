@@ -88,17 +88,18 @@ def _one_plain_sweep_expectation(X, K, a, b, seed):
     return m, D, W, T
 
 
-@pytest.mark.parametrize("sampler,mode", [("sparse_alias", 0), ("sparse_alias", 1), ("sparse_alias", 2), ("plain", 0)])
+@pytest.mark.parametrize("sampler,mode", [("sparse_alias", 0), ("sparse_alias", 1), ("sparse_alias", 2), ("plain", 0),
+                                          ("word", 2)])
 def test_esca_sweep_draws_from_frozen_conditional(small, sampler, mode):
     """z-test: over many seeds, the counts written by one sweep from a FIXED read buffer have the mean
-    sum_tokens p(k | D, W, T) of eq. 20 (own topic not excluded)."""
+    sum_tokens p(k | D, W, T) of eq. 20 (own topic not excluded). ``word``: the default engine's
+    kernels (compact sparse read buffer rebuilt from the dense counts, document counts in place)."""
     K, a, b = 3, 0.5, 0.1
     m, D, W, T = _one_plain_sweep_expectation(small, K, a, b, seed=1)
     D2_exp, W2_exp = naive.esca_expected_next(small, D, W, T, a, b)
     C = m._C
-    r, w = m._r, 1 - m._r
-    Dr, Dw = m._D[r], m._D[w]
-    Wr = m._W[r]
+    D0 = tuple(x.copy() for x in m._D)
+    Wr = m._W[m._r].copy()
     n_rep = 300
     acc = np.zeros_like(W2_exp)
     acc2 = np.zeros_like(W2_exp)
@@ -107,22 +108,39 @@ def test_esca_sweep_draws_from_frozen_conditional(small, sampler, mode):
     for rep in range(n_rep):
         Ww = np.zeros_like(Wr)
         Tp = np.zeros_like(m._Tpriv)
-        if sampler == "sparse_alias":
-            S = kern.esca_tables(Wr, m._T, K, V, a, b, m._invT, m._s_prob, m._s_alias, m._s_work, m._wptr, m._wtop,
-                                 m._wprob, m._walias, m._wwork, m._wmass, m._wcoef, m._wprob.size > 1)
+        Dr = tuple(x.copy() for x in D0)  # read buffer, also the in-place write buffer
+        if sampler == "word":
+            Wd = Wr.copy()
+            wptr = np.zeros(V + 1, np.int64)
+            nnz = kern.esca_word_nnz(Wd, K, V, wptr)
+            wtop, wcoef = np.empty(nnz, np.int16), np.empty(nnz)
+            invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
+            S = kern.esca_word_tables(Wd, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wcoef)
+            assert not Wd.any()
+            assert np.all(np.diff(wcoef[wptr[0]:wptr[1]]) <= 0)
+            kern.esca_word_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
+                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False)
+            Ww = Wd
+        elif sampler == "sparse_alias":
+            wcap = C.n_tokens
+            wptr, wtop, wcoef = np.zeros(V + 1, np.int64), np.empty(wcap, np.int32), np.empty(wcap)
+            wprob, walias, wwork, wmass = np.empty(wcap), np.empty(wcap, np.int32), np.empty(wcap, np.int32), np.empty(V)
+            invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
+            S = kern.esca_tables(Wr, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wprob, walias, wwork, wmass,
+                                 wcoef, True)
             kern.esca_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0], Dr[1],
-                            Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, Tp, m._invT, m._s_prob, m._s_alias, S, m._wptr,
-                            m._wtop, m._wprob, m._walias, m._wmass, m._wcoef, False, mode)
+                            Dr[2], Dr[0], Dr[1], Dr[2], Wr, Ww, Tp, invT, sp_, sa, S, wptr, wtop, wprob, walias, wmass,
+                            wcoef, False, mode)
         else:
             invT = 1.0 / (m._T + V * b)
             kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
-                                 Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, Tp, invT, False)
+                                 Dr[1], Dr[2], Dr[0], Dr[1], Dr[2], Wr, Ww, Tp, invT, False)
         Wn = Ww.reshape(V, K).astype(float)
         acc += Wn
         acc2 += Wn**2
         for i in range(C.n_docs):
             s = m._dptr[i]
-            accD[i, Dw[0][s:s + Dw[2][i]]] += Dw[1][s:s + Dw[2][i]]
+            accD[i, Dr[0][s:s + Dr[2][i]]] += Dr[1][s:s + Dr[2][i]]
         assert Tp.sum() == C.n_tokens
     mean = acc / n_rep
     sd = np.sqrt(np.maximum(acc2 / n_rep - mean**2, 1e-12) / n_rep)

@@ -31,15 +31,16 @@ __all__ = ["ESCA", "CollapsedGibbs", "CVB0", "check_corpus", "CorpusArrays"]
 
 
 class CorpusArrays:
-    """CSR arrays of the non-empty training documents (int64 indptr, int32 indices/counts)."""
+    """CSR arrays of the non-empty training documents: int64 ``indptr`` (M + 1), int32 ``indices`` and
+    ``cnt`` (views of the matrix's own arrays when they are int32 already: no copy of the corpus)."""
 
     def __init__(self, X: sp.csr_matrix):
         self.indptr = X.indptr.astype(np.int64)
-        self.indices = X.indices.astype(np.int32)
-        self.cnt = X.data.astype(np.int32)
+        self.indices = np.asarray(X.indices, dtype=np.int32)
+        self.cnt = np.asarray(X.data, dtype=np.int32)
         self.n_docs, self.n_words = X.shape
-        self.doc_len = np.diff(np.concatenate([[0], np.cumsum(self.cnt, dtype=np.int64)])[self.indptr])
-        self.n_tokens = int(self.cnt.sum(dtype=np.int64))
+        self.doc_len = kern.row_sums(self.indptr, self.cnt)
+        self.n_tokens = int(self.doc_len.sum())
 
     def chunks(self, n_chunks: int) -> np.ndarray:
         """Document boundaries of ``n_chunks`` contiguous chunks with about equal token counts."""
@@ -92,7 +93,8 @@ def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_ma
             f"{what} has {X.shape[1]} columns but the model was fitted on {n_words} words; "
             "map documents to the training vocabulary (drop out-of-vocabulary ids) before calling"
         )
-    X = sp.csr_matrix((X.data.astype(np.int32), X.indices.astype(np.int32), X.indptr), shape=X.shape)
+    X = sp.csr_matrix((X.data.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False), X.indptr),
+                      shape=X.shape)
     X.sort_indices()
     return X
 
@@ -262,8 +264,13 @@ class ESCA(_LDABase):
         smoothing alias table (default: fastest in our measurements), ``"auto"`` whichever loop is shorter for the entry. Same
         distribution in every case.
 
-    Memory: the corpus plus two copies of the sparse document-topic counts D (read / write) and of
-    the topic-word counts W (V x K int32) and the alias tables; no per-token assignment is stored.
+    Memory (default ``decomposition="word"``): the corpus, ONE buffer of the sparse document-topic
+    counts (each document reads its own counts whole before overwriting them), ONE dense V x K
+    topic-word count array (the write buffer) plus the compact sparse read buffer of the word
+    bucket (nonzero topics and coefficients, nnz(W) entries), in compact types chosen from bounds
+    (uint8 topic ids for K <= 256, int16 document counts when documents have < 2^15 tokens, uint16
+    topic-word counts when every word occurs < 2^16 times); no per-token assignment is stored. The
+    ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays).
 
     Attributes
     ----------
@@ -299,31 +306,51 @@ class ESCA(_LDABase):
         self._chunks = C.chunks(self.n_threads_)
         n_chunks = self._chunks.size - 1
         self._use_atomic = n_chunks > 1
+        # compact types, chosen from bounds that no count can exceed:
+        # topic ids < K; D_mk <= document length; W_kv <= the word's total count in the (global) corpus
+        tdt = np.uint8 if K <= 256 else (np.int16 if K <= np.iinfo(np.int16).max else np.int32)
+        max_len = int(C.doc_len.max()) if C.n_docs else 0
+        cdt = np.int16 if max_len <= np.iinfo(np.int16).max else np.int32
+        ndt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
+        wmax = getattr(self, "_max_word_total", None)
+        if wmax is None:
+            wmax = int(kern.col_sums(C.indices, C.cnt, V).max()) if C.indices.size else 0
+        wdt = np.uint16 if wmax <= np.iinfo(np.uint16).max else np.int32
         cap = np.minimum(C.doc_len, K)
-        self._dptr = np.concatenate([[0], np.cumsum(cap)]).astype(np.int64)
-        tdt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
+        self._dptr = np.zeros(C.n_docs + 1, np.int64)
+        np.cumsum(cap, out=self._dptr[1:])
         ncap = int(self._dptr[-1])
-        self._D = [
-            (np.zeros(ncap, tdt), np.zeros(ncap, np.int32), np.zeros(C.n_docs, np.int32)) for _ in range(2)
-        ]
-        self._W = [np.zeros(V * K, np.int32), np.zeros(V * K, np.int32)]
+        # ONE buffer of the sparse document-topic counts: document m's counts are read only by
+        # document m, so each sweep reads them whole and overwrites them in place afterwards
+        self._D = (np.zeros(ncap, tdt), np.zeros(ncap, cdt), np.zeros(C.n_docs, ndt))
+        self._word_mode = self.sampler == "sparse_alias" and self.decomposition == "word"
+        # word decomposition: ONE dense V x K count array (written by the sweep) plus the compact
+        # sparse read buffer (wptr, wtop, wcoef) rebuilt from it at the start of each iteration;
+        # the other samplers read a dense copy: two dense buffers, read r and write 1 - r
+        self._W = [np.zeros(V * K, wdt)] if self._word_mode else [np.zeros(V * K, wdt), np.zeros(V * K, wdt)]
         self._Tpriv = np.zeros((n_chunks, K), np.int64)
         self._T = np.zeros(K, np.int64)
         self._invT = np.empty(K, np.float64)
         self._s_prob = np.empty(K, np.float64)
         self._s_alias = np.empty(K, np.int32)
         self._s_work = np.empty(K, np.int32)
-        # nnz(W) <= min(tokens, V K); a shard (distributed ESCA) sees the global W: global tokens
-        wcap = int(min(getattr(self, "_table_tokens", C.n_tokens), V * K))
         self._wptr = np.zeros(V + 1, np.int64)
-        self._wtop = np.empty(wcap, tdt)
-        acap = wcap if self.decomposition != "word" else 1  # word-bucket mode needs no per-word alias tables
-        self._wprob = np.empty(acap, np.float64)
-        self._walias = np.empty(acap, np.int32)
-        self._wwork = np.empty(acap, np.int32)
         self._wmass = np.zeros(V, np.float64)
-        self._wcoef = np.empty(wcap, np.float64)
-        d = self._D[0]
+        if self._word_mode:
+            # allocated at the size of nnz(W) (largest in the first iterations), grown when needed
+            self._wtop = np.empty(0, tdt)
+            self._wcoef = np.empty(0, np.float64)
+            self._wprob = self._walias = self._wwork = None
+        else:
+            # nnz(W) <= min(tokens, V K); a shard (distributed ESCA) sees the global W: global tokens
+            wcap = int(min(getattr(self, "_table_tokens", C.n_tokens), V * K))
+            self._wtop = np.empty(wcap, np.int32)
+            self._wcoef = np.empty(wcap, np.float64)
+            acap = wcap if self.decomposition != "word" else 1
+            self._wprob = np.empty(acap, np.float64)
+            self._walias = np.empty(acap, np.int32)
+            self._wwork = np.empty(acap, np.int32)
+        d = self._D
         kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, int(self.seed), self._dptr, d[0], d[1], d[2],
                        self._W[0], self._Tpriv, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
@@ -333,8 +360,23 @@ class ESCA(_LDABase):
     def _iterate(self, C: CorpusArrays, it: int):
         K, V = int(self.n_topics), C.n_words
         a, b = self._alpha, float(self.topic_word_prior)
+        D = self._D
+        if self._word_mode:
+            Wd = self._W[0]
+            nnz = kern.esca_word_nnz(Wd, K, V, self._wptr)
+            if nnz > self._wtop.size:
+                self._wtop = self._wcoef = None
+                self._wtop = np.empty(nnz, self._D[0].dtype)
+                self._wcoef = np.empty(nnz, np.float64)
+            S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias, self._s_work,
+                                      self._wptr, self._wtop, self._wcoef)
+            kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
+                                 self._dptr, D[0], D[1], D[2], Wd, self._Tpriv, self._invT, self._s_prob,
+                                 self._s_alias, S, self._wptr, self._wtop, self._wcoef, self._use_atomic,
+                                 self._doc_offset)
+            kern.reduce_rows(self._Tpriv, self._T)
+            return
         r, w = self._r, 1 - self._r
-        Dr, Dw = self._D[r], self._D[w]
         Wr, Ww = self._W[r], self._W[w]
         kern.fill_zero(Ww)
         if self.sampler == "sparse_alias":
@@ -342,21 +384,25 @@ class ESCA(_LDABase):
                                  self._wptr, self._wtop, self._wprob, self._walias, self._wwork, self._wmass,
                                  self._wcoef, self.decomposition != "word")
             kern.esca_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
-                            self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv, self._invT,
+                            self._dptr, D[0], D[1], D[2], D[0], D[1], D[2], Wr, Ww, self._Tpriv, self._invT,
                             self._s_prob, self._s_alias, S, self._wptr, self._wtop, self._wprob, self._walias,
                             self._wmass, self._wcoef, self._use_atomic, _DECOMPOSITION[self.decomposition],
                             self._doc_offset)
         else:
             self._invT[:] = 1.0 / (self._T + V * b)
             kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
-                                 self._dptr, Dr[0], Dr[1], Dr[2], Dw[0], Dw[1], Dw[2], Wr, Ww, self._Tpriv,
+                                 self._dptr, D[0], D[1], D[2], D[0], D[1], D[2], Wr, Ww, self._Tpriv,
                                  self._invT, self._use_atomic, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = w
 
+    def _word_counts(self) -> np.ndarray:
+        """The current topic-word counts W_kv as the flat word-major V x K array (a view, no copy)."""
+        return self._W[self._r]
+
     def _topic_counts(self) -> np.ndarray:
         K = int(self.n_topics)
-        W = self._W[self._r].reshape(-1, K)
+        W = self._word_counts().reshape(-1, K)
         return W.T.astype(np.float64) + float(self.topic_word_prior)
 
     @property
@@ -365,24 +411,24 @@ class ESCA(_LDABase):
 
     @property
     def doc_topic_counts_(self) -> sp.csr_matrix:
-        """D_mk of the current read buffer as CSR (rows = non-empty training documents)."""
-        top, cnt, nnz = self._D[self._r]
+        """D_mk of the last iteration as CSR (rows = non-empty training documents)."""
+        top, cnt, nnz = self._D
         rows, cols, vals = [], [], []
         for m in range(nnz.size):
             s = self._dptr[m]
             rows.append(np.full(nnz[m], m))
             cols.append(top[s:s + nnz[m]])
-            vals.append(cnt[s:s + nnz[m]])
+            vals.append(cnt[s:s + nnz[m]].astype(np.int64))
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols).astype(np.int64))),
                              shape=(nnz.size, int(self.n_topics)))
 
     def state_nbytes(self) -> int:
-        """Bytes of the sampler state (both buffers of D and W, T, draw tables and word-bucket
-        coefficients); excludes the corpus."""
-        arrs = [x for d in self._D for x in d] + self._W + [self._Tpriv, self._T, self._invT, self._s_prob,
-                self._s_alias, self._s_work, self._wptr, self._wtop, self._wprob, self._walias, self._wwork,
-                self._wmass, self._wcoef, self._dptr]
-        return int(sum(a.nbytes for a in arrs))
+        """Bytes of the sampler state (document-topic counts, topic-word counts, T, draw tables and
+        word-bucket read buffer); excludes the corpus."""
+        arrs = list(self._D) + self._W + [self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
+                                          self._s_work, self._wptr, self._wtop, self._wprob, self._walias,
+                                          self._wwork, self._wmass, self._wcoef, self._dptr]
+        return int(sum(a.nbytes for a in arrs if a is not None))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -16,25 +16,57 @@ import numpy as np
 from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+from llvmlite import ir
 
 from ._rng import next_uniform, stream
 
 
 @intrinsic
 def atomic_add(typingctx, arr, idx, val):
-    """``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array)."""
-    if not isinstance(arr, types.Array) or arr.ndim != 1:
+    """``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array; ``val`` is
+    cast to the array's dtype)."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
         return None
-    sig = types.void(arr, types.intp, arr.dtype)
+    sig = types.void(arr, types.intp, val)
 
     def codegen(context, builder, sig, args):
         arrty = sig.args[0]
         ary = context.make_array(arrty)(context, builder, args[0])
         ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
-        builder.atomic_rmw("add", ptr, args[2], "monotonic")
+        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
+        builder.atomic_rmw("add", ptr, v, "monotonic")
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _make_prefetch(rw):
+    @intrinsic
+    def prefetch(typingctx, arr, idx):
+        if not isinstance(arr, types.Array) or arr.ndim != 1:
+            return None
+        sig = types.void(arr, types.intp)
+
+        def codegen(context, builder, sig, args):
+            arrty = sig.args[0]
+            ary = context.make_array(arrty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
+            i8p = ir.PointerType(ir.IntType(8))
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                                "llvm.prefetch.p0")
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(rw), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return prefetch
+
+
+#: software prefetch of ``arr[idx]`` into all cache levels, for reading / for writing (a hint: no
+#: effect on results; the index must lie inside the array)
+prefetch_read = _make_prefetch(0)
+prefetch_write = _make_prefetch(1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -329,6 +361,199 @@ def esca_sweep(
                 scratch[k] = 0
 
 
+# ----------------------------------------------------------------------------------------------
+# ESCA, word decomposition (the default): one dense count array + a compact sparse read buffer
+# ----------------------------------------------------------------------------------------------
+
+#: entries ahead whose word data the word sweep prefetches (word-table offsets twice as far ahead)
+_PREFETCH_AHEAD = 3
+
+
+@njit(parallel=True, cache=True)
+def esca_word_nnz(Wd, n_topics, n_words, wptr):
+    """Row offsets of the sparse read buffer: ``wptr[v + 1] - wptr[v]`` = number of nonzero counts
+    of word v in the dense counts ``Wd`` (V x K, word-major). Returns nnz(W)."""
+    K = n_topics
+    V = n_words
+    for v in prange(V):
+        n = 0
+        for k in range(K):
+            if Wd[v * K + k] != 0:
+                n += 1
+        wptr[v + 1] = n
+    wptr[0] = 0
+    for v in range(V):
+        wptr[v + 1] += wptr[v]
+    return wptr[V]
+
+
+@njit(cache=True)
+def _sort_row_desc(wcoef, wtop, o, n):
+    """Stable sort of wcoef[o:o+n] (and wtop with it) by decreasing coefficient."""
+    if n <= 32:
+        for i in range(o + 1, o + n):
+            x = wcoef[i]
+            t = wtop[i]
+            j = i - 1
+            while j >= o and wcoef[j] < x:
+                wcoef[j + 1] = wcoef[j]
+                wtop[j + 1] = wtop[j]
+                j -= 1
+            wcoef[j + 1] = x
+            wtop[j + 1] = t
+        return
+    order = np.argsort(-wcoef[o:o + n], kind="mergesort")
+    tc = wcoef[o:o + n].copy()
+    tt = wtop[o:o + n].copy()
+    for i in range(n):
+        wcoef[o + i] = tc[order[i]]
+        wtop[o + i] = tt[order[i]]
+
+
+@njit(parallel=True, cache=True)
+def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wcoef):
+    """Read buffer of one ESCA iteration in the word decomposition, built from the dense counts
+    ``Wd`` of the previous iteration, which are then ZEROED (``Wd`` becomes the write buffer).
+
+    Fills invT_k = 1/(T_k + V beta), the alias table of the smoothing bucket alpha beta invT_k
+    (``s_*``; returns its mass S) and, per word v (offsets ``wptr`` from :func:`esca_word_nnz`), the
+    word's nonzero topics ``wtop`` with coefficients ``wcoef`` = W_kv invT_k, sorted by decreasing
+    coefficient (stable, so the order does not depend on the thread count): the draw's linear
+    search then stops early. Cost O(V K) streaming + O(nnz(W) log) for the sort.
+    """
+    K = n_topics
+    V = n_words
+    Vb = V * beta
+    S = 0.0
+    sw = np.empty(K, np.float64)
+    for k in range(K):
+        invT[k] = 1.0 / (T[k] + Vb)
+        sw[k] = alpha * beta * invT[k]
+        S += sw[k]
+    build_alias(sw, S, s_prob, s_alias, s_work)
+    for v in prange(V):
+        o = wptr[v]
+        n = 0
+        for k in range(K):
+            w = Wd[v * K + k]
+            if w != 0:
+                wtop[o + n] = k
+                wcoef[o + n] = w * invT[k]
+                n += 1
+                Wd[v * K + k] = 0
+        if n > 1:
+            _sort_row_desc(wcoef, wtop, o, n)
+    return S
+
+
+@njit(parallel=True, cache=True, fastmath={"reassoc", "nsz", "contract"})
+def esca_word_sweep(
+    indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
+    dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, doc_offset=0,
+):
+    """One ESCA iteration (Alg. 1, eq. 20) in the three-bucket decomposition of the frozen conditional
+
+        p(k) propto (D_mk + alpha) W_kv invT_k  +  D_mk beta invT_k  +  alpha beta invT_k
+
+    (word bucket over the word's nonzero topics from the sparse read buffer of
+    :func:`esca_word_tables`; document bucket over the document's nonzero topics, computed once per
+    document; smoothing bucket from one alias table of K). The read counts are those of the
+    previous iteration; drawn topics are counted into the zeroed dense ``Ww`` (atomic adds when
+    ``use_atomic``) and ``Tpriv`` (one row per chunk).
+
+    The document-topic counts are updated IN PLACE: document m's counts are read only by document
+    m, so they are read whole (into a dense scratch) before its tokens are drawn and overwritten with
+    the new counts after its last token: identical to the paper's double buffer, at half the memory.
+    All tokens of one (document, word) entry are drawn from one computed distribution. Document m
+    draws from the stream (seed, iteration, m): results do not depend on the thread count. The word
+    data of entries a few positions ahead are prefetched (a hint; no effect on the draws).
+    """
+    K = n_topics
+    PF = _PREFETCH_AHEAD
+    n_chunks = chunks.shape[0] - 1
+    for c in prange(n_chunks):
+        scratch = np.zeros(K, np.int32)
+        touched = np.empty(K, np.int32)
+        rcum = np.empty(K, np.float64)
+        dda = np.full(K, alpha, np.float64)
+        p = np.empty(K, np.float64)
+        e_end = indptr[chunks[c + 1]]
+        for m in range(chunks[c], chunks[c + 1]):
+            st = stream(seed, iteration, doc_offset + m)
+            base = dptr[m]
+            nz = dnnz[m]
+            R = 0.0
+            for j in range(nz):
+                k = dtop[base + j]
+                dk = dcnt[base + j]
+                dda[k] = dk + alpha
+                R += dk * invT[k] * beta
+                rcum[j] = R
+            nt = 0
+            for e in range(indptr[m], indptr[m + 1]):
+                if e + 2 * PF < e_end:
+                    prefetch_read(wptr, indices[e + 2 * PF])
+                if e + PF < e_end:
+                    v2 = indices[e + PF]
+                    o2 = wptr[v2]
+                    if wptr[v2 + 1] > o2:
+                        prefetch_read(wcoef, o2)
+                        prefetch_read(wtop, o2)
+                        prefetch_write(Ww, v2 * K + wtop[o2])
+                v = indices[e]
+                row = v * K
+                wo = wptr[v]
+                wn = wptr[v + 1] - wo
+                Q = 0.0
+                for i in range(wn):
+                    x = dda[wtop[wo + i]] * wcoef[wo + i]
+                    p[i] = x
+                    Q += x
+                Z = Q + R + S
+                for _ in range(cnt[e]):
+                    st, u = next_uniform(st)
+                    u *= Z
+                    if u < Q:
+                        acc = 0.0
+                        i = 0
+                        while i < wn - 1:
+                            acc += p[i]
+                            if acc > u:
+                                break
+                            i += 1
+                        k = wtop[wo + i]
+                    elif u - Q < R and nz > 0:
+                        u -= Q
+                        j = 0
+                        while j < nz - 1 and rcum[j] <= u:
+                            j += 1
+                        k = dtop[base + j]
+                    else:
+                        x = (u - Q - R) / S
+                        if x >= 1.0:
+                            x = 0.9999999999999999
+                        if x < 0.0:
+                            x = 0.0
+                        k = draw_alias(x, s_prob, s_alias, 0, K)
+                    if scratch[k] == 0:
+                        touched[nt] = k
+                        nt += 1
+                    scratch[k] += 1
+                    if use_atomic:
+                        atomic_add(Ww, row + k, 1)
+                    else:
+                        Ww[row + k] += 1
+            for j in range(nz):
+                dda[dtop[base + j]] = alpha
+            dnnz[m] = nt
+            for i in range(nt):
+                k = touched[i]
+                dtop[base + i] = k
+                dcnt[base + i] = scratch[k]
+                Tpriv[c, k] += scratch[k]
+                scratch[k] = 0
+
+
 @njit(parallel=True, cache=True)
 def sca_plain_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
@@ -388,6 +613,28 @@ def sca_plain_sweep(
                 dcnt_w[base + i] = scratch[k]
                 Tpriv[c, k] += scratch[k]
                 scratch[k] = 0
+
+
+@njit(cache=True)
+def row_sums(indptr, cnt):
+    """Sum of each CSR row (document lengths), int64."""
+    M = indptr.shape[0] - 1
+    out = np.zeros(M, np.int64)
+    for m in range(M):
+        s = 0
+        for e in range(indptr[m], indptr[m + 1]):
+            s += cnt[e]
+        out[m] = s
+    return out
+
+
+@njit(cache=True)
+def col_sums(indices, cnt, n_cols):
+    """Total count of each column (word), int64."""
+    out = np.zeros(n_cols, np.int64)
+    for e in range(indices.shape[0]):
+        out[indices[e]] += cnt[e]
+    return out
 
 
 @njit(parallel=True, cache=True)

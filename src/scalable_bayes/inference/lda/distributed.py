@@ -21,6 +21,7 @@ import logging
 
 import numpy as np
 
+from . import _kernels as kern
 from ._estimators import ESCA, CorpusArrays
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class DistributedESCA(ESCA):
         self.n_ranks_ = comm.size
         self._doc_offset = lo
         self._table_tokens = C.n_tokens  # the draw tables are built from the global W
+        self._max_word_total = int(kern.col_sums(C.indices, C.cnt, C.n_words).max())  # bound of global W_kv
         self._Cloc = _Shard(C, lo, hi)
         super()._init_state(self._Cloc)
         self._allreduce(self._W[0])
