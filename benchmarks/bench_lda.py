@@ -11,6 +11,14 @@ cumulative training wall time; this process scores every snapshot with ONE held-
 (document completion, scalable_bayes.evaluation.heldout) so the libraries are comparable.
 Speed is reported as ratios against tomotopy measured in the same run (the machine is shared).
 
+Memory, two numbers per engine: ``peak_rss_mib`` is the process's peak resident set (VmHWM:
+interpreter, libraries, JIT compiler, corpus, engine); ``peak_increment_mib`` is the engine's own
+footprint: the peak RSS during the fit minus the RSS at its baseline (after imports, loading the
+CSR corpus and, for our engines, a warm-up fit that loads the compiled kernels). The peak counter is
+restarted at the baseline through /proc/self/clear_refs. For tomotopy the increment includes its
+own copy of the corpus and its per-token assignments (that is how it stores a model); snapshots of
+the topic-word counts go to disk row by row so that they add nothing.
+
 Corpus: ``--corpus data/processed/<name>`` (train/test split of the processed corpus) or, by
 default, 20 Newsgroups bydate train/test counted from the mirror's raw text (English stop words,
 min_df 5, max_df 0.5, alphabetic tokens of 2+ letters).
@@ -36,18 +44,37 @@ HERE = Path(__file__).resolve()
 # ---------------------------------------------------------------------------- workers (subprocess)
 
 
-def _peak_rss_mib() -> float:
+def _status_mib(key: str) -> float:
     with open("/proc/self/status") as fh:
         for line in fh:
-            if line.startswith("VmHWM:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def _peak_rss_mib() -> float:
+    return _status_mib("VmHWM")
+
+
+def _reset_peak() -> tuple[float, float]:
+    """Process peak so far, then restart the peak-RSS counter (Linux: "5" > /proc/self/clear_refs)
+    and return (old peak, current RSS): the engine's own footprint is the later peak minus this RSS."""
+    import gc
+
+    gc.collect()
+    old = _peak_rss_mib()
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        return old, float("nan")
+    return old, _status_mib("VmRSS")
 
 
 def _worker(args):
     """Runs in the child: fit one engine, snapshot topic-word counts, write an npz + JSON line."""
     X = sp.load_npz(args.train).tocsr()
-    base_rss = _peak_rss_mib()
+    load_rss = _peak_rss_mib()
     K, a, b, every, n_iter, nt = args.topics, args.alpha, args.beta, args.every, args.iters, args.threads
     times, iters = [], []
     snap_dir = Path(args.snap_out + ".d")
@@ -70,9 +97,10 @@ def _worker(args):
         cls = {"ESCA": ESCA, "ESCA_plain": ESCA, "CGS": CollapsedGibbs, "CVB0": CVB0}[args.engine]
         kw = {"sampler": "plain"} if args.engine == "ESCA_plain" else {}
         cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, n_threads=nt, seed=0, **kw).fit(X[:200])
+        pre_peak, base_rss = _reset_peak()  # baseline: imports, corpus, compiled kernels
 
         def cb(est, rec):
-            counts = est._W[est._r] if args.engine.startswith("ESCA") else est._Wc
+            counts = est._word_counts() if args.engine.startswith("ESCA") else est._Wc
             snaps.append(counts.reshape(-1, K), word_major=True)
             times.append(rec["wall_time"])
             iters.append(rec["iteration"])
@@ -85,6 +113,7 @@ def _worker(args):
         import tomotopy as tp
 
         state_mib = float("nan")
+        pre_peak, base_rss = _reset_peak()  # baseline: imports, corpus (its copy in tomotopy counts)
         mdl = tp.LDAModel(k=K, alpha=a, eta=b, seed=args.seed)
         for m in range(X.shape[0]):
             s, e = X.indptr[m], X.indptr[m + 1]
@@ -98,34 +127,42 @@ def _worker(args):
         vocab_ids = np.array([int(w) for w in mdl.used_vocabs], dtype=np.int64)
 
         def snap():
-            W = np.zeros((K, V), np.float32)
-            for k in range(K):
-                d = np.asarray(mdl.get_topic_word_dist(k), dtype=np.float64)  # (n_kv + eta)/(n_k + V' eta)
-                W[k, vocab_ids] = d * (mdl.get_count_by_topics()[k] + len(vocab_ids) * b) - b
-            return np.maximum(W, 0)
+            # one topic row at a time straight to disk: the snapshot adds no K x V array to the
+            # measured memory of tomotopy
+            path = snap_dir / f"{len(times):04d}.f32"
+            n_k = mdl.get_count_by_topics()
+            with open(path, "wb") as fh:
+                for k in range(K):
+                    d = np.asarray(mdl.get_topic_word_dist(k), dtype=np.float64)  # (n_kv + eta)/(n_k + V' eta)
+                    row = np.zeros(V, np.float32)
+                    row[vocab_ids] = np.maximum(d * (n_k[k] + len(vocab_ids) * b) - b, 0)
+                    fh.write(row.tobytes())
 
-        snaps.append(snap()); times.append(wall); iters.append(0)
+        snap(); times.append(wall); iters.append(0)
         for it in range(every, n_iter + 1, every):
             t0 = time.perf_counter()
             mdl.train(every, workers=nt)
             wall += time.perf_counter() - t0
-            snaps.append(snap()); times.append(wall); iters.append(it)
+            snap(); times.append(wall); iters.append(it)
         threads_used = nt
     elif args.engine == "lda":
         import lda
 
         state_mib = float("nan")
+        pre_peak, base_rss = _reset_peak()
         # the lda package has no resumable training: one fit of n_iter iterations, final snapshot
         t0 = time.perf_counter()
         mdl = lda.LDA(n_topics=K, n_iter=n_iter, alpha=a, eta=b, random_state=args.seed, refresh=10**9)
         mdl.fit(X)
-        snaps.append(mdl.nzw_.astype(np.float32)); times.append(time.perf_counter() - t0); iters.append(n_iter)
+        snaps.append(mdl.nzw_); times.append(time.perf_counter() - t0); iters.append(n_iter)
         threads_used = 1
     else:
         raise SystemExit(f"unknown engine {args.engine}")
     np.savez(args.snap_out, times=np.array(times), iters=np.array(iters))
-    print(json.dumps({"engine": args.engine, "threads": threads_used, "n_tokens": n_tok,
-                      "peak_rss_mib": _peak_rss_mib(), "rss_after_load_mib": base_rss,
+    fit_peak = _peak_rss_mib()
+    print(json.dumps({"engine": args.engine, "threads": threads_used, "n_tokens": n_tok, "K": K,
+                      "peak_rss_mib": max(pre_peak, fit_peak), "rss_after_load_mib": load_rss,
+                      "rss_baseline_mib": base_rss, "peak_increment_mib": fit_peak - base_rss,
                       "state_mib": state_mib}))
 
 
@@ -179,8 +216,14 @@ def run_worker(python, engine, threads, train, K, iters, every, alpha, beta, see
     info = json.loads(out.stdout.strip().splitlines()[-1])
     info["process_wall_s"] = time.perf_counter() - t0
     z = np.load(snap)
-    snaps = ((np.load(f).T if f.stem.endswith("_T") else np.load(f)).astype(np.float64)
-             for f in sorted(Path(str(snap) + ".d").glob("*.npy")))
+    V = sp.load_npz(train).shape[1]
+
+    def _load(f):
+        if f.suffix == ".f32":
+            return np.fromfile(f, np.float32).reshape(K, V).astype(np.float64)
+        return (np.load(f).T if f.stem.endswith("_T") else np.load(f)).astype(np.float64)
+
+    snaps = (_load(f) for f in sorted(Path(str(snap) + ".d").iterdir()) if f.suffix in (".npy", ".f32"))
     return info, snaps, z["times"], z["iters"]
 
 
@@ -248,10 +291,12 @@ def main(argv=None):
                 row = {"corpus": cname, "K": K, "engine": engine, "threads": threads, "iterations": n_it,
                        "train_time_s": train_time, "tokens_per_s": info["n_tokens"] * n_it / train_time,
                        "final_heldout_ll": float(lls[-1]), "peak_rss_mib": info["peak_rss_mib"],
-                       "rss_after_load_mib": info["rss_after_load_mib"], "sampler_state_mib": info["state_mib"]}
+                       "rss_after_load_mib": info["rss_after_load_mib"], "rss_baseline_mib": info["rss_baseline_mib"],
+                       "peak_increment_mib": info["peak_increment_mib"], "sampler_state_mib": info["state_mib"]}
                 rows.append(row)
                 print(f"[bench] {cname} K={K} {engine} t{threads}: {row['tokens_per_s'] / 1e6:.2f}M tok/s, "
-                      f"LL {row['final_heldout_ll']:.4f}, peak {row['peak_rss_mib']:.0f} MiB", flush=True)
+                      f"LL {row['final_heldout_ll']:.4f}, peak {row['peak_rss_mib']:.0f} MiB "
+                      f"(+{row['peak_increment_mib']:.1f} MiB over the baseline)", flush=True)
     df = pd.DataFrame(rows)
     tomo = df[df.engine == "tomotopy"].set_index(["K", "threads"])["tokens_per_s"]
     df["ratio_vs_tomotopy_same_threads"] = [

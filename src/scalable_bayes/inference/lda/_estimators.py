@@ -179,6 +179,7 @@ class _LDABase:
         C = CorpusArrays(Xf)
         self.n_tokens_ = C.n_tokens
         self.history_ = []
+        self._components = None
         every = int(self.evaluate_every or 0)
         with numba_threads(self.n_threads) as nt:
             self.n_threads_ = nt
@@ -196,8 +197,19 @@ class _LDABase:
                     logger.debug("%s it %d wall %.3fs %s", self._name, it, wall, rec.get("heldout_ll"))
             self.fit_time_ = wall
         self.n_iter_ = self.n_iter
-        self.components_ = self._topic_counts()
+        self._components = None
         return self
+
+    @property
+    def components_(self) -> np.ndarray:
+        """(K, V) W_kv + beta of the last iteration (float64). Materialised on first access after a fit
+        (so that fitting does not hold a dense K x V float copy of the counts), then cached."""
+        c = getattr(self, "_components", None)
+        if c is None:
+            if not hasattr(self, "n_iter_"):
+                raise AttributeError("components_: the model is not fitted yet")
+            c = self._components = self._topic_counts()
+        return c
 
     def fit(self, X, y=None, *, X_heldout=None):
         """Fit on X (CSR, documents x words, integer counts). ``X_heldout`` (same vocabulary):
