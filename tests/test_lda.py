@@ -94,7 +94,20 @@ def test_esca_sweep_draws_from_frozen_conditional(small, sampler, mode):
     """z-test: over many seeds, the counts written by one sweep from a FIXED read buffer have the mean
     sum_tokens p(k | D, W, T) of eq. 20 (own topic not excluded). ``word``: the default engine's
     kernels (compact sparse read buffer rebuilt from the dense counts, document counts in place)."""
-    K, a, b = 3, 0.5, 0.1
+    _ztest_one_sweep(small, 3, sampler, mode)
+
+
+def test_esca_word_sweep_many_document_topics():
+    """The same z-test where documents have more than 32 nonzero topics (the word kernel's document
+    bucket then searches by bisection) and words many topics (long sorted word-bucket rows); a large
+    beta gives the document bucket most of the mass."""
+    X, _, _ = naive.synthetic_lda(n_docs=12, n_words=40, n_topics=3, doc_len=150, alpha=2.0, seed=2)
+    m = ESCA(n_topics=48, doc_topic_prior=0.5, topic_word_prior=5.0, n_iter=1, seed=1, n_threads=1).fit(X)
+    assert m._D[2].max() > 32
+    _ztest_one_sweep(X, 48, "word", 2, b=5.0)
+
+
+def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
     m, D, W, T = _one_plain_sweep_expectation(small, K, a, b, seed=1)
     D2_exp, W2_exp = naive.esca_expected_next(small, D, W, T, a, b)
     C = m._C

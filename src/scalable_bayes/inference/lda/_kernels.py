@@ -524,10 +524,20 @@ def esca_word_sweep(
                         k = wtop[wo + i]
                     elif u - Q < R and nz > 0:
                         u -= Q
-                        j = 0
-                        while j < nz - 1 and rcum[j] <= u:
-                            j += 1
-                        k = dtop[base + j]
+                        # first j with rcum[j] > u: linear scan over few topics, else binary search
+                        lo = 0
+                        if nz <= 32:
+                            while lo < nz - 1 and rcum[lo] <= u:
+                                lo += 1
+                        else:
+                            hi = nz - 1
+                            while lo < hi:
+                                mid = (lo + hi) >> 1
+                                if rcum[mid] <= u:
+                                    lo = mid + 1
+                                else:
+                                    hi = mid
+                        k = dtop[base + lo]
                     else:
                         x = (u - Q - R) / S
                         if x >= 1.0:
