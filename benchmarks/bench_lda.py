@@ -277,6 +277,7 @@ def main(argv=None):
                 engine, threads = spec.split(":")
                 threads = int(threads)
                 python = args.peer_python if engine in ("tomotopy", "lda") else sys.executable
+                load0 = os.getloadavg()[0]
                 res = run_worker(python, engine, threads, train, K, args.iters, args.every, args.alpha, args.beta,
                                  args.seed, tmp)
                 if res is None:
@@ -292,7 +293,8 @@ def main(argv=None):
                        "train_time_s": train_time, "tokens_per_s": info["n_tokens"] * n_it / train_time,
                        "final_heldout_ll": float(lls[-1]), "peak_rss_mib": info["peak_rss_mib"],
                        "rss_after_load_mib": info["rss_after_load_mib"], "rss_baseline_mib": info["rss_baseline_mib"],
-                       "peak_increment_mib": info["peak_increment_mib"], "sampler_state_mib": info["state_mib"]}
+                       "peak_increment_mib": info["peak_increment_mib"], "sampler_state_mib": info["state_mib"],
+                       "loadavg_1min_before": load0, "loadavg_1min_after": os.getloadavg()[0]}
                 rows.append(row)
                 print(f"[bench] {cname} K={K} {engine} t{threads}: {row['tokens_per_s'] / 1e6:.2f}M tok/s, "
                       f"LL {row['final_heldout_ll']:.4f}, peak {row['peak_rss_mib']:.0f} MiB "
@@ -301,6 +303,17 @@ def main(argv=None):
     tomo = df[df.engine == "tomotopy"].set_index(["K", "threads"])["tokens_per_s"]
     df["ratio_vs_tomotopy_same_threads"] = [
         r.tokens_per_s / tomo.get((r.K, r.threads), np.nan) for r in df.itertuples()]
+    # held-out at equal wall time: tomotopy's score (same K and threads) interpolated at this engine's
+    # final training time, from tomotopy's curve (nan when the time lies beyond tomotopy's run)
+    cdf = pd.DataFrame(curves)
+    eq = []
+    for r in df.itertuples():
+        c = cdf[(cdf.engine == "tomotopy") & (cdf.K == r.K) & (cdf.threads == r.threads)].sort_values("wall_time")
+        t_end = float(cdf[(cdf.engine == r.engine) & (cdf.K == r.K) & (cdf.threads == r.threads)].wall_time.max())
+        ok = len(c) and c.wall_time.min() <= t_end <= c.wall_time.max()
+        eq.append(float(np.interp(t_end, c.wall_time, c.heldout_ll)) if ok else np.nan)
+    df["tomotopy_heldout_at_same_wall_time"] = eq
+    df["heldout_minus_tomotopy_at_same_wall_time"] = df["final_heldout_ll"] - df["tomotopy_heldout_at_same_wall_time"]
     ldap = df[df.engine == "lda"].set_index("K")["tokens_per_s"]
     df["ratio_vs_lda"] = [r.tokens_per_s / ldap.get(r.K, np.nan) for r in df.itertuples()]
     save_table(df, out / "throughput.csv")
