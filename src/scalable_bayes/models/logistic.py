@@ -88,7 +88,7 @@ def _logreg_grad(x, data, idx, key, out):
     Memory-bound on random rows of Xy, so the kernel is staged: (1) all minibatch dot products
     x_i' theta into the scratch ``z`` (float64 accumulation), four rows at a time so each theta_j
     load serves four rows, (2) the residuals r_i = (N/n)(y_i - sigmoid(z_i)) in place
-    (:func:`_sigmoid_residuals`), (3) the accumulation, four rows per pass over ``out``. The rows
+    (:func:`_sigmoid_residuals`), (3) the accumulation, eight rows per pass over ``out``. The rows
     of this step are already in cache: during (1) and (3) the kernel prefetches every cache line
     of the rows of the NEXT step's minibatch, ``data[4]`` (the model's ``next_batch`` buffer,
     filled one step ahead by the driver; lines 0-2 of each row during (1), the rest during (3), so
@@ -147,8 +147,32 @@ def _logreg_grad(x, data, idx, key, out):
     for j in range(d):
         out[j] = prior_prec * x[j]
     k = 0
+    while k <= b - 8:  # eight rows per pass over out (measured 0.2 us/step faster than four)
+        for q in range(k, k + 8):  # lookahead, part 2: the rest of each row (lines 3 and, if any, 4)
+            off = nxt[q] * rb
+            prefetch(X, off + 192)
+            prefetch(X, off + last)
+        r0 = z[k]
+        r1 = z[k + 1]
+        r2 = z[k + 2]
+        r3 = z[k + 3]
+        r4 = z[k + 4]
+        r5 = z[k + 5]
+        r6 = z[k + 6]
+        r7 = z[k + 7]
+        w0 = X[idx[k]]
+        w1 = X[idx[k + 1]]
+        w2 = X[idx[k + 2]]
+        w3 = X[idx[k + 3]]
+        w4 = X[idx[k + 4]]
+        w5 = X[idx[k + 5]]
+        w6 = X[idx[k + 6]]
+        w7 = X[idx[k + 7]]
+        for j in range(d):
+            out[j] -= ((r0 * w0[j] + r1 * w1[j]) + (r2 * w2[j] + r3 * w3[j])) + ((r4 * w4[j] + r5 * w5[j]) + (r6 * w6[j] + r7 * w7[j]))
+        k += 8
     while k <= b - 4:
-        for q in range(k, k + 4):  # lookahead, part 2: the rest of each row (lines 3 and, if any, 4)
+        for q in range(k, k + 4):
             off = nxt[q] * rb
             prefetch(X, off + 192)
             prefetch(X, off + last)

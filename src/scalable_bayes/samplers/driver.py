@@ -46,7 +46,7 @@ from .rng import make_key, partial_shuffle
 logger = logging.getLogger(__name__)
 
 
-@njit(cache=True)
+@njit  # not cached: its arguments are dispatchers (see the module docstring; the wrappers are)
 def _run_chunk(kern, grad, x, p, xi, g, key, h, hyper, data, perm, batch_size, reflect,
                t0, n_steps, burnin, thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_total):
     """Run steps t0 .. t0+n_steps-1 in place. Returns (steps done, status, n_rec).
@@ -148,7 +148,8 @@ def _dependency_digest(*modules) -> str:
 def _wrapper_source(kmod, kname, gmod, gname) -> str:
     """Source of ``_run_chunk`` with the two kernels bound as module globals (so Numba can cache it)."""
     body = inspect.getsource(_run_chunk)
-    body = body.replace("def _run_chunk(kern, grad, ", "def run(")
+    body = body[body.index("def _run_chunk("):]  # drop the (uncached) decorator line
+    body = "@njit(cache=True)\n" + body.replace("def _run_chunk(kern, grad, ", "def run(")
     body = body.replace("kern(x, p, xi, g, key, h, hyper)", "_kern(x, p, xi, g, key, h, hyper)")
     body = body.replace("grad(x, data, cur, key, g)", "_grad(x, data, cur, key, g)")
     head = _WRAPPER_HEAD.format(kmod=kmod, kname=kname, gmod=gmod, gname=gname)
