@@ -514,8 +514,15 @@ def esca_word_sweep(
                     st, u = next_uniform(st)
                     u *= Z
                     if u < Q:
+                        # linear search, four weights per step while the target lies further on
                         acc = 0.0
                         i = 0
+                        while i + 4 < wn:
+                            s4 = (p[i] + p[i + 1]) + (p[i + 2] + p[i + 3])
+                            if acc + s4 > u:
+                                break
+                            acc += s4
+                            i += 4
                         while i < wn - 1:
                             acc += p[i]
                             if acc > u:
