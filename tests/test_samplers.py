@@ -330,13 +330,14 @@ def test_logreg_prefetch_lookahead_never_changes_values():
 def test_prefetch_intrinsic_is_a_no_op():
     from numba import njit
 
-    from scalable_bayes.samplers.intrinsics import prefetch
+    from scalable_bayes.samplers.intrinsics import prefetch, prefetch_l2
 
     @njit
     def f(a):
         s = 0.0
         for i in range(a.shape[0]):
             prefetch(a, i * a.itemsize)
+            prefetch_l2(a, (i + 8) * a.itemsize)
             s += a[i]
         return s
 
