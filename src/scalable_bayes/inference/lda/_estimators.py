@@ -81,10 +81,13 @@ def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_ma
     X.sum_duplicates()
     if X.nnz:
         d = X.data
-        if not np.all(np.isfinite(d)) or d.min() < 0:
+        if d.dtype.kind not in "iub":  # float counts: finite and integral (integer dtypes need no such pass)
+            if not np.all(np.isfinite(d)):
+                raise ValueError(f"{what} has negative or non-finite counts; pass raw token counts")
+            if not np.all(np.equal(np.mod(d, 1), 0)):
+                raise ValueError(f"{what} has non-integer counts (tf-idf?); LDA engines need raw token counts")
+        if d.min() < 0:
             raise ValueError(f"{what} has negative or non-finite counts; pass raw token counts")
-        if not np.all(np.equal(np.mod(d, 1), 0)):
-            raise ValueError(f"{what} has non-integer counts (tf-idf?); LDA engines need raw token counts")
         if d.max() > np.iinfo(np.int32).max:
             raise ValueError(f"{what} has a count above 2^31-1")
     X.eliminate_zeros()

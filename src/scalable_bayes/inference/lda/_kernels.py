@@ -504,11 +504,32 @@ def esca_word_sweep(
                 row = v * K
                 wo = wptr[v]
                 wn = wptr[v + 1] - wo
-                Q = 0.0
-                for i in range(wn):
-                    x = dda[wtop[wo + i]] * wcoef[wo + i]
-                    p[i] = x
-                    Q += x
+                # word-bucket weights, four independent partial sums (no loop-carried add chain)
+                q0 = 0.0
+                q1 = 0.0
+                q2 = 0.0
+                q3 = 0.0
+                i = 0
+                while i + 4 <= wn:
+                    x0 = dda[wtop[wo + i]] * wcoef[wo + i]
+                    x1 = dda[wtop[wo + i + 1]] * wcoef[wo + i + 1]
+                    x2 = dda[wtop[wo + i + 2]] * wcoef[wo + i + 2]
+                    x3 = dda[wtop[wo + i + 3]] * wcoef[wo + i + 3]
+                    p[i] = x0
+                    p[i + 1] = x1
+                    p[i + 2] = x2
+                    p[i + 3] = x3
+                    q0 += x0
+                    q1 += x1
+                    q2 += x2
+                    q3 += x3
+                    i += 4
+                while i < wn:
+                    x0 = dda[wtop[wo + i]] * wcoef[wo + i]
+                    p[i] = x0
+                    q0 += x0
+                    i += 1
+                Q = (q0 + q1) + (q2 + q3)
                 Z = Q + R + S
                 for _ in range(cnt[e]):
                     st, u = next_uniform(st)
