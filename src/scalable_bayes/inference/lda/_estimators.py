@@ -103,7 +103,8 @@ def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_ma
 
 
 def _drop_empty(X: sp.csr_matrix, name: str) -> tuple[sp.csr_matrix, np.ndarray]:
-    lens = np.asarray(X.sum(axis=1)).ravel()
+    # row sums without scipy's X.sum(axis=1), which upcasts a copy of the int32 counts to int64
+    lens = kern.row_sums(X.indptr.astype(np.int64), np.asarray(X.data, dtype=np.int32))
     keep = np.flatnonzero(lens > 0)
     n_empty = X.shape[0] - keep.size
     if n_empty:
