@@ -132,7 +132,8 @@ def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
             assert not Wd.any()
             assert np.all(np.diff(wcoef[wptr[0]:wptr[1]]) <= 0)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
-                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False)
+                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False,
+                                 np.zeros(1, np.uint64), 1, False)
             Ww = Wd
         elif sampler == "sparse_alias":
             wcap = C.n_tokens
@@ -162,6 +163,83 @@ def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
     assert np.abs(z).max() < 5.0, np.abs(z).max()
     np.testing.assert_allclose(accD.sum(1) / n_rep, D2_exp.sum(1), rtol=1e-12)
     np.testing.assert_allclose((accD / n_rep)[D2_exp > 3], D2_exp[D2_exp > 3], rtol=0.25)
+
+
+# ---------------------------------------------------------------------------- tables from the bitmap
+
+
+def test_bit_intrinsics_match_python():
+    from numba import njit
+
+    @njit
+    def ops(xs, out):
+        for i in range(xs.shape[0]):
+            out[i, 0] = kern.popcount64(xs[i])
+            out[i, 1] = kern.ctz64(xs[i]) if xs[i] != 0 else -1
+
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([rng.integers(0, 2**63, 200, dtype=np.uint64) >> rng.integers(0, 63, 200).astype(np.uint64),
+                         np.array([1, 2**63, 2**64 - 1, 2**32], dtype=np.uint64)])
+    out = np.zeros((xs.size, 2), np.int64)
+    ops(xs, out)
+    for x, (pc, tz) in zip(xs.tolist(), out):
+        assert pc == bin(x).count("1")
+        assert tz == (x & -x).bit_length() - 1
+
+
+def test_atomic_fetch_add_returns_old_value():
+    from numba import njit
+
+    @njit
+    def f(a):
+        o1 = kern.atomic_fetch_add(a, 1, 5)
+        o2 = kern.atomic_fetch_add(a, 1, 2)
+        return o1, o2
+
+    for dt in (np.uint16, np.int32):
+        a = np.array([0, 7, 0], dt)
+        assert f(a) == (7, 12) and a.tolist() == [0, 14, 0]
+
+
+@pytest.mark.parametrize("K", [5, 64, 65, 130])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tables_from_bitmap_equal_tables_from_scan(K, threads):
+    """The sweep's bitmap marks exactly the nonzero counts it writes; tables built from it are the
+    tables of the full V x K scan, entry for entry (same rows, same order), and both clear Wd."""
+    X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
+    m = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=threads).fit(X)
+    assert m._bits_valid and m._kw == (K + 63) // 64
+    V = X.shape[1]
+    Wd = m._W[0]
+    nz = (Wd.reshape(V, K) != 0)
+    bits = m._bits.reshape(V, m._kw)
+    marked = np.array([[(int(bits[v, k >> 6]) >> (k & 63)) & 1 for k in range(K)] for v in range(V)], bool)
+    np.testing.assert_array_equal(marked, nz)
+    outs = []
+    for use_bits in (False, True):
+        W = Wd.copy()
+        b = bits.ravel().copy()
+        wptr = np.zeros(V + 1, np.int64)
+        nnz = kern.esca_word_nnz_bits(b, m._kw, V, wptr) if use_bits else kern.esca_word_nnz(W, K, V, wptr)
+        wtop, wcoef = np.empty(nnz, np.int16), np.empty(nnz)
+        invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
+        if use_bits:
+            S = kern.esca_word_tables_bits(W, b, m._kw, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef)
+            assert not b.any()
+        else:
+            S = kern.esca_word_tables(W, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef)
+        assert not W.any()
+        outs.append((nnz, S, wptr, wtop, wcoef))
+    assert outs[0][0] == outs[1][0] == nz.sum()
+    assert outs[0][1] == outs[1][1]
+    for a, b in zip(outs[0][2:], outs[1][2:]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_distributed_subclass_does_not_track():
+    from scalable_bayes.inference.lda.distributed import DistributedESCA
+
+    assert ESCA._track_touched and not DistributedESCA._track_touched
 
 
 def test_esca_counts_consistent(corpus):

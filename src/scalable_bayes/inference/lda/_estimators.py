@@ -299,6 +299,7 @@ class ESCA(_LDABase):
 
     _name = "ESCA"
     _doc_offset = 0  # global index of local document 0 (set by the MPI-sharded subclass)
+    _track_touched = True  # bitmap of the counts each sweep writes (off where counts are also written elsewhere)
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
                  seed=0, *, sampler="sparse_alias", decomposition="word", evaluate_every=0, heldout_sweeps=20,
@@ -355,6 +356,13 @@ class ESCA(_LDABase):
         self._s_work = np.empty(K, np.int32)
         self._wptr = np.zeros(V + 1, np.int64)
         self._wmass = np.zeros(V, np.float64)
+        # bitmap of the nonzero counts the word sweep writes (bit k of word v's row), so that the
+        # next tables visit nnz(W) counts instead of all V x K; invalid after the initialisation and
+        # wherever counts are written behind the sweep's back (distributed ESCA's Allreduce)
+        self._kw = (K + 63) // 64
+        self._track = self._word_mode and self._track_touched
+        self._bits = np.zeros(V * self._kw if self._track else 1, np.uint64)
+        self._bits_valid = False
         if self._word_mode:
             # allocated at the size of nnz(W) (largest in the first iterations), grown when needed
             self._wtop = np.empty(0, tdt)
@@ -382,17 +390,26 @@ class ESCA(_LDABase):
         D = self._D
         if self._word_mode:
             Wd = self._W[0]
-            nnz = kern.esca_word_nnz(Wd, K, V, self._wptr)
+            bits, kw = self._bits, self._kw
+            if self._bits_valid:
+                nnz = kern.esca_word_nnz_bits(bits, kw, V, self._wptr)
+            else:
+                nnz = kern.esca_word_nnz(Wd, K, V, self._wptr)
             if nnz > self._wtop.size:
                 self._wtop = self._wcoef = None
                 self._wtop = np.empty(nnz, self._D[0].dtype)
                 self._wcoef = np.empty(nnz, np.float64)
-            S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias, self._s_work,
-                                      self._wptr, self._wtop, self._wcoef)
+            if self._bits_valid:
+                S = kern.esca_word_tables_bits(Wd, bits, kw, self._T, K, V, a, b, self._invT, self._s_prob,
+                                               self._s_alias, self._s_work, self._wptr, self._wtop, self._wcoef)
+            else:
+                S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias,
+                                          self._s_work, self._wptr, self._wtop, self._wcoef)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                                  self._dptr, D[0], D[1], D[2], Wd, self._Tpriv, self._invT, self._s_prob,
                                  self._s_alias, S, self._wptr, self._wtop, self._wcoef, self._use_atomic,
-                                 self._doc_offset)
+                                 bits, kw, self._track, self._doc_offset)
+            self._bits_valid = self._track
             kern.reduce_rows(self._Tpriv, self._T)
             return
         r, w = self._r, 1 - self._r
@@ -444,7 +461,7 @@ class ESCA(_LDABase):
     def state_nbytes(self) -> int:
         """Bytes of the sampler state (document-topic counts, topic-word counts, T, draw tables and
         word-bucket read buffer); excludes the corpus."""
-        arrs = list(self._D) + self._W + [self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
+        arrs = list(self._D) + self._W + [self._bits, self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
                                           self._s_work, self._wptr, self._wtop, self._wprob, self._walias,
                                           self._wwork, self._wmass, self._wcoef, self._dptr]
         return int(sum(a.nbytes for a in arrs if a is not None))

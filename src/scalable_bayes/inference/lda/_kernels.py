@@ -40,6 +40,70 @@ def atomic_add(typingctx, arr, idx, val):
     return sig, codegen
 
 
+@intrinsic
+def atomic_fetch_add(typingctx, arr, idx, val):
+    """``old = arr[idx]; arr[idx] += val`` as one atomic read-modify-write; returns ``old`` (1-D
+    contiguous integer array; ``val`` is cast to the array's dtype)."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
+        return None
+    sig = arr.dtype(arr, types.intp, val)
+
+    def codegen(context, builder, sig, args):
+        arrty = sig.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
+        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
+        return builder.atomic_rmw("add", ptr, v, "monotonic")
+
+    return sig, codegen
+
+
+@intrinsic
+def atomic_or(typingctx, arr, idx, val):
+    """``arr[idx] |= val`` as one atomic read-modify-write (1-D contiguous integer array)."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
+        return None
+    sig = types.void(arr, types.intp, val)
+
+    def codegen(context, builder, sig, args):
+        arrty = sig.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
+        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
+        builder.atomic_rmw("or", ptr, v, "monotonic")
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def _make_bit_intrinsic(name):
+    @intrinsic
+    def bitop(typingctx, x):
+        if not isinstance(x, types.Integer) or x.bitwidth != 64:
+            return None
+        sig = types.int64(x)
+
+        def codegen(context, builder, sig, args):
+            i64 = ir.IntType(64)
+            if name == "ctpop":
+                fnty = ir.FunctionType(i64, [i64])
+                fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i64")
+                return builder.call(fn, [args[0]])
+            fnty = ir.FunctionType(i64, [i64, ir.IntType(1)])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.cttz.i64")
+            return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+        return sig, codegen
+
+    return bitop
+
+
+#: number of set bits of a 64-bit integer
+popcount64 = _make_bit_intrinsic("ctpop")
+#: index of the lowest set bit of a 64-bit integer (64 for 0)
+ctz64 = _make_bit_intrinsic("cttz")
+
+
 def _make_prefetch(rw):
     @intrinsic
     def prefetch(typingctx, arr, idx):
@@ -446,10 +510,64 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     return S
 
 
+@njit(parallel=True, cache=True)
+def esca_word_nnz_bits(bits, kw, n_words, wptr):
+    """:func:`esca_word_nnz` from the bitmap of nonzero counts that :func:`esca_word_sweep` keeps
+    with ``track`` (bit k of row v set iff W_kv > 0): O(V kw) popcounts. Returns nnz(W)."""
+    V = n_words
+    for v in prange(V):
+        n = 0
+        for j in range(kw):
+            n += popcount64(bits[v * kw + j])
+        wptr[v + 1] = n
+    wptr[0] = 0
+    for v in range(V):
+        wptr[v + 1] += wptr[v]
+    return wptr[V]
+
+
+@njit(parallel=True, cache=True)
+def esca_word_tables_bits(Wd, bits, kw, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop,
+                          wcoef):
+    """:func:`esca_word_tables` visiting only the nonzero counts, found through the bitmap ``bits``
+    (cleared on the way, like the counts in ``Wd``): O(K + V kw + nnz(W) log) instead of O(V K).
+    Same rows in the same order (topics increasing before the stable sort), so the same tables."""
+    K = n_topics
+    V = n_words
+    Vb = V * beta
+    S = 0.0
+    sw = np.empty(K, np.float64)
+    for k in range(K):
+        invT[k] = 1.0 / (T[k] + Vb)
+        sw[k] = alpha * beta * invT[k]
+        S += sw[k]
+    build_alias(sw, S, s_prob, s_alias, s_work)
+    for v in prange(V):
+        o = wptr[v]
+        n = 0
+        for j in range(kw):
+            x = bits[v * kw + j]
+            if x == 0:
+                continue
+            bits[v * kw + j] = 0
+            while x != 0:
+                k = j * 64 + ctz64(x)
+                x &= x - np.uint64(1)
+                w = Wd[v * K + k]
+                wtop[o + n] = k
+                wcoef[o + n] = w * invT[k]
+                n += 1
+                Wd[v * K + k] = 0
+        if n > 1:
+            _sort_row_desc(wcoef, wtop, o, n)
+    return S
+
+
 @njit(parallel=True, cache=True, fastmath={"reassoc", "nsz", "contract"})
 def esca_word_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
-    dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, doc_offset=0,
+    dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
+    doc_offset=0,
 ):
     """One ESCA iteration (Alg. 1, eq. 20) in the three-bucket decomposition of the frozen conditional
 
@@ -467,6 +585,11 @@ def esca_word_sweep(
     All tokens of one (document, word) entry are drawn from one computed distribution. Document m
     draws from the stream (seed, iteration, m): results do not depend on the thread count. The word
     data of entries a few positions ahead are prefetched (a hint; no effect on the draws).
+
+    With ``track``, the first increment of each (word, topic) count sets bit k of word v's row of
+    the bitmap ``bits`` (``kw`` 64-bit words per row, atomic OR when ``use_atomic``), so that the next
+    iteration's tables are built from the nonzero counts alone (:func:`esca_word_tables_bits`,
+    O(V K / 64 + nnz(W)) instead of a scan of all V K counts).
     """
     K = n_topics
     PF = _PREFETCH_AHEAD
@@ -578,9 +701,17 @@ def esca_word_sweep(
                         nt += 1
                     scratch[k] += 1
                     if use_atomic:
-                        atomic_add(Ww, row + k, 1)
+                        old = atomic_fetch_add(Ww, row + k, 1)
                     else:
-                        Ww[row + k] += 1
+                        old = Ww[row + k]
+                        Ww[row + k] = old + 1
+                    if track and old == 0:  # first count of (v, k) in this sweep: mark it
+                        bi = v * kw + (k >> 6)
+                        bm = np.uint64(1) << np.uint64(k & 63)
+                        if use_atomic:
+                            atomic_or(bits, bi, bm)
+                        else:
+                            bits[bi] |= bm
             for j in range(nz):
                 dda[dtop[base + j]] = alpha
             dnnz[m] = nt

@@ -54,6 +54,8 @@ class DistributedESCA(ESCA):
     holds this rank's documents only (``shard_`` = (first, last + 1) document of the rank)."""
 
     _name = "ESCA_MPI"
+    # the Allreduce adds the other ranks' counts behind the sweep's back: the tables scan all counts
+    _track_touched = False
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
                  seed=0, *, comm=None, sampler="sparse_alias", decomposition="word", evaluate_every=0,
