@@ -207,8 +207,15 @@ def test_tables_from_bitmap_equal_tables_from_scan(K, threads):
     """The sweep's bitmap marks exactly the nonzero counts it writes; tables built from it are the
     tables of the full V x K scan, entry for entry (same rows, same order), and both clear Wd."""
     X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
-    m = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=threads).fit(X)
-    assert m._bits_valid and m._kw == (K + 63) // 64
+
+    class Tracking(ESCA):  # the kernel's atomic path too (multi-threaded fits keep the scan by default)
+        _track_with_atomics = True
+
+    m = Tracking(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=threads).fit(X)
+    assert m._bits_valid and m._kw == (K + 63) // 64 and m._use_atomic == (threads > 1)
+    ref = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=threads).fit(X)
+    assert ref._bits_valid == (threads == 1)
+    np.testing.assert_array_equal(ref.components_, m.components_)
     V = X.shape[1]
     Wd = m._W[0]
     nz = (Wd.reshape(V, K) != 0)
