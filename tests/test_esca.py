@@ -4,6 +4,7 @@ alignment (Fig. 6), document-completion split, experiment runner."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -141,3 +142,23 @@ def test_hard_statistics_equal_one_hot_soft_statistics():
     R[np.arange(400), z] = 1.0
     for a, b in zip(_stats_hard(X, z, 5), _stats_soft(X, R)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-9)
+
+
+def _fig2_frame(threads):
+    """Two engines on one corpus: CGS reaches the target first in wall time, ESCA first in CPU time."""
+    rows = []
+    for method, wall, cpu in [("CGS", [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]), ("ESCA", [0.0, 1.5, 3.0], [0.0, 0.5, 1.0])]:
+        for it, (w, c, ll) in enumerate(zip(wall, cpu, [-9.0, -8.0, -7.5])):
+            rows.append({"train_corpus": "toy", "method": method, "seed": 0, "iteration": it, "wall_time": w,
+                         "cpu_time": c, "heldout_ll": ll, "threads": threads, "n_topics": 4, "alpha": 0.5,
+                         "beta": 0.1, "n_tokens": 100, "n_test_docs": 10})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("threads,holds", [(1, True), (2, False)])
+def test_fig2_verdict_clock_is_cpu_time_for_single_threaded_runs(tmp_path, threads, holds):
+    from scalable_bayes.plotting import esca as pe
+
+    claim = pe.fig2(_fig2_frame(threads), {}, tmp_path / "Fig2.png", "test")
+    assert claim["holds"] is holds
+    assert claim["details"]["toy"]["clock"] == ("cpu_time" if threads == 1 else "wall_time")

@@ -318,6 +318,8 @@ def test_history_records_wall_time_and_tokens(corpus):
     assert len(seen) == 3
     w = [h["wall_time"] for h in m.history_]
     assert all(x <= y for x, y in zip(w, w[1:]))
+    c = [h["cpu_time"] for h in m.history_]
+    assert all(np.isfinite(c)) and c[0] >= 0 and all(x <= y for x, y in zip(c, c[1:]))
     assert m.history_[-1]["tokens"] == 4 * int(Xtr.sum())
     th = m.transform(Xte)
     np.testing.assert_allclose(th.sum(1), 1.0)

@@ -52,17 +52,26 @@ def fig2(df, settings, out, profile):
             t_total = last.groupby("method")["wall_time"].mean().to_dict()
             cgs_final = final.get("CGS", np.nan)
             target = cgs_final - 0.01
-            t_reach = {m: float(np.nanmean([_reach(dm[dm["seed"] == s], target) for s in dm["seed"].unique()]))
+            # the verdict's clock: CPU time when every engine ran on one thread (its work alone; the
+            # wall time of a job also measures the other jobs sharing the machine), else wall time
+            clock = "cpu_time" if ("cpu_time" in d and (d["threads"] == 1).all() and d["cpu_time"].notna().all()) \
+                else "wall_time"
+            t_reach = {m: float(np.nanmean([_reach(dm[dm["seed"] == s], target, clock) for s in dm["seed"].unique()]))
                        for m, dm in d.groupby("method")}
+            t_reach_wall = {m: float(np.nanmean([_reach(dm[dm["seed"] == s], target) for s in dm["seed"].unique()]))
+                            for m, dm in d.groupby("method")}
             esca_ok = final.get("ESCA", np.nan) >= cgs_final - tol
             first = t_reach.get("ESCA", np.nan) <= np.nanmin([t_reach.get(m, np.inf) for m in t_reach if m != "ESCA"] + [np.inf])
             verdicts.append(bool(esca_ok and first))
             parts.append(f"{c}: final LL ESCA {final.get('ESCA', np.nan):.4f}, CGS {cgs_final:.4f}, "
                          f"CVB0 {final.get('CVB0', np.nan):.4f} after "
                          + ", ".join(f"{m} {n_iters[m]} it / {t_total[m]:.1f}s" for m in sorted(n_iters))
-                         + "; time to CGS final - 0.01: "
-                         + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach.items())))
-            details[c] = {"final_ll": final.to_dict(), "time_to_target_s": t_reach, "target": target,
+                         + f"; {clock.replace('_', ' ')} to CGS final - 0.01: "
+                         + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach.items()))
+                         + (" (wall: " + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach_wall.items())) + ")"
+                            if clock != "wall_time" else ""))
+            details[c] = {"final_ll": final.to_dict(), "clock": clock, "time_to_target_s": t_reach,
+                          "wall_time_to_target_s": t_reach_wall, "target": target,
                           "iterations": n_iters, "fit_time_s": t_total}
             axes[r, 0].set_title(f"{c}: held-out LL vs iteration")
             axes[r, 1].set_title(f"{c}: held-out LL vs wall time")
@@ -84,16 +93,19 @@ def fig2(df, settings, out, profile):
                               f"(paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000)"),
         paper_value="K = 1000 on 6.6M Wikipedia / 8.2M PubMed documents (values only plotted)",
         details=details,
-        note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01. "
+        note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01, "
+             "timed by the process CPU time of the fit when every engine ran on one thread (a job's wall time on the "
+             "shared 2-core machine also measures the jobs running beside it: between two quick runs the PubMed "
+             "wall-time verdict flipped), else by wall time; both are in details. "
              "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run different numbers of "
              "iterations (config fig2.n_iter_by_method; see details.iterations and details.fit_time_s): the claim is "
              "about wall time, so the cheaper engine may use more, shorter iterations.",
     )
 
 
-def _reach(d, target):
+def _reach(d, target, clock="wall_time"):
     hit = d[d["heldout_ll"] >= target]
-    return float(hit["wall_time"].min()) if len(hit) else np.inf
+    return float(hit[clock].min()) if len(hit) else np.inf
 
 
 # ---------------------------------------------------------------------------- Fig. 3
