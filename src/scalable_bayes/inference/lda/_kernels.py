@@ -21,59 +21,33 @@ from llvmlite import ir
 from ._rng import next_uniform, stream
 
 
-@intrinsic
-def atomic_add(typingctx, arr, idx, val):
-    """``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array; ``val`` is
-    cast to the array's dtype)."""
-    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
-        return None
-    sig = types.void(arr, types.intp, val)
+def _make_atomic(op, returns_old):
+    @intrinsic
+    def atomic(typingctx, arr, idx, val):
+        if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
+            return None
+        sig = (arr.dtype if returns_old else types.void)(arr, types.intp, val)
 
-    def codegen(context, builder, sig, args):
-        arrty = sig.args[0]
-        ary = context.make_array(arrty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
-        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
-        builder.atomic_rmw("add", ptr, v, "monotonic")
-        return context.get_dummy_value()
+        def codegen(context, builder, sig, args):
+            arrty = sig.args[0]
+            ary = context.make_array(arrty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
+            v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
+            old = builder.atomic_rmw(op, ptr, v, "monotonic")
+            return old if returns_old else context.get_dummy_value()
 
-    return sig, codegen
+        return sig, codegen
 
-
-@intrinsic
-def atomic_fetch_add(typingctx, arr, idx, val):
-    """``old = arr[idx]; arr[idx] += val`` as one atomic read-modify-write; returns ``old`` (1-D
-    contiguous integer array; ``val`` is cast to the array's dtype)."""
-    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
-        return None
-    sig = arr.dtype(arr, types.intp, val)
-
-    def codegen(context, builder, sig, args):
-        arrty = sig.args[0]
-        ary = context.make_array(arrty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
-        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
-        return builder.atomic_rmw("add", ptr, v, "monotonic")
-
-    return sig, codegen
+    return atomic
 
 
-@intrinsic
-def atomic_or(typingctx, arr, idx, val):
-    """``arr[idx] |= val`` as one atomic read-modify-write (1-D contiguous integer array)."""
-    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
-        return None
-    sig = types.void(arr, types.intp, val)
-
-    def codegen(context, builder, sig, args):
-        arrty = sig.args[0]
-        ary = context.make_array(arrty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
-        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
-        builder.atomic_rmw("or", ptr, v, "monotonic")
-        return context.get_dummy_value()
-
-    return sig, codegen
+#: ``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array; ``val`` is cast
+#: to the array's dtype)
+atomic_add = _make_atomic("add", False)
+#: ``old = arr[idx]; arr[idx] += val`` atomically; returns ``old``
+atomic_fetch_add = _make_atomic("add", True)
+#: ``arr[idx] |= val`` atomically
+atomic_or = _make_atomic("or", False)
 
 
 def _make_bit_intrinsic(name):
@@ -233,6 +207,21 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
 
 
 @njit(cache=True)
+def _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work):
+    """invT_k = 1/(T_k + V beta) and the alias table of the smoothing bucket alpha beta invT_k;
+    returns its mass S."""
+    Vb = V * beta
+    S = 0.0
+    sw = np.empty(K, np.float64)
+    for k in range(K):
+        invT[k] = 1.0 / (T[k] + Vb)
+        sw[k] = alpha * beta * invT[k]
+        S += sw[k]
+    build_alias(sw, S, s_prob, s_alias, s_work)
+    return S
+
+
+@njit(cache=True)
 def _word_row_nnz(W, K, v):
     n = 0
     for k in range(K):
@@ -256,14 +245,7 @@ def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_w
     """
     K = n_topics
     V = n_words
-    Vb = V * beta
-    S = 0.0
-    sw = np.empty(K, np.float64)
-    for k in range(K):
-        invT[k] = 1.0 / (T[k] + Vb)
-        sw[k] = alpha * beta * invT[k]
-        S += sw[k]
-    build_alias(sw, S, s_prob, s_alias, s_work)
+    S = _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
     nnz = np.empty(V, np.int64)
     for v in prange(V):
         nnz[v] = _word_row_nnz(W, K, v)
@@ -487,14 +469,7 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     """
     K = n_topics
     V = n_words
-    Vb = V * beta
-    S = 0.0
-    sw = np.empty(K, np.float64)
-    for k in range(K):
-        invT[k] = 1.0 / (T[k] + Vb)
-        sw[k] = alpha * beta * invT[k]
-        S += sw[k]
-    build_alias(sw, S, s_prob, s_alias, s_work)
+    S = _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
     for v in prange(V):
         o = wptr[v]
         n = 0
@@ -534,14 +509,7 @@ def esca_word_tables_bits(Wd, bits, kw, T, n_topics, n_words, alpha, beta, invT,
     Same rows in the same order (topics increasing before the stable sort), so the same tables."""
     K = n_topics
     V = n_words
-    Vb = V * beta
-    S = 0.0
-    sw = np.empty(K, np.float64)
-    for k in range(K):
-        invT[k] = 1.0 / (T[k] + Vb)
-        sw[k] = alpha * beta * invT[k]
-        S += sw[k]
-    build_alias(sw, S, s_prob, s_alias, s_work)
+    S = _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
     for v in prange(V):
         o = wptr[v]
         n = 0
