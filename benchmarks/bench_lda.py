@@ -232,7 +232,7 @@ def _warm_kernel_cache(args, train, tmp):
     that the measured processes load their kernels from Numba's on-disk cache instead of compiling
     them (a compile inflates the process peak RSS by ~80 MiB of LLVM memory and is not part of a
     fit). The peers need no warm-up."""
-    ours = sorted({spec for K in args.topics for spec in (args.engines if K <= 100 else args.big_k_engines)
+    ours = sorted({(K, spec) for K in args.topics for spec in (args.engines if K <= 100 else args.big_k_engines)
                    if spec.split(":")[0] in ("ESCA", "ESCA_plain", "CGS", "CVB0")})
     if not ours:
         return
@@ -240,12 +240,13 @@ def _warm_kernel_cache(args, train, tmp):
     wdir.mkdir()
     small = wdir / "warm.npz"
     sp.save_npz(small, sp.load_npz(train).tocsr()[:300])
-    for spec in ours:
+    for K, spec in ours:  # per K too: the compact count types (and so the compiled kernels) depend on K
         engine, threads = spec.split(":")
         t0 = time.perf_counter()
-        run_worker(sys.executable, engine, int(threads), small, min(args.topics), 2, 1, args.alpha, args.beta,
-                   args.seed, wdir)
-        print(f"[bench] warm-up {spec}: {time.perf_counter() - t0:.1f} s", flush=True)
+        d = wdir / f"{K}_{engine}_{threads}"
+        d.mkdir()
+        run_worker(sys.executable, engine, int(threads), small, K, 2, 1, args.alpha, args.beta, args.seed, d)
+        print(f"[bench] warm-up {spec} K={K}: {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def main(argv=None):

@@ -291,7 +291,9 @@ class ESCA(_LDABase):
     topic-word count array (the write buffer) plus the compact sparse read buffer of the word
     bucket (nonzero topics and coefficients, nnz(W) entries), in compact types chosen from bounds
     (uint8 topic ids for K <= 256, int16 document counts when documents have < 2^15 tokens, uint16
-    topic-word counts when every word occurs < 2^16 times); no per-token assignment is stored. The
+    topic-word counts when every word occurs < 2^16 times); no per-token assignment is stored. On one
+    thread the sweep also marks the counts it writes in a V x K bitmap (K/8 bytes a word), so that the
+    next iteration's read buffer is built from nnz(W) counts instead of a scan of all V x K. The
     ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays).
 
     Attributes
