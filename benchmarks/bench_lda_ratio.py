@@ -54,10 +54,9 @@ def main(argv=None):
         cname = "news20_bydate"
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        warm = argparse.Namespace(topics=args.topics, engines=[f"ESCA:{t}" for t in args.threads], big_k_engines=[],
-                                  alpha=args.alpha, beta=args.beta, seed=args.seed)
-        warm.big_k_engines = warm.engines
-        bench_lda._warm_kernel_cache(warm, train, tmp)
+        ours = [f"ESCA:{t}" for t in args.threads]
+        bench_lda._warm_kernel_cache(argparse.Namespace(topics=args.topics, engines=ours, big_k_engines=ours,
+                                                        alpha=args.alpha, beta=args.beta, seed=args.seed), train, tmp)
         for K in args.topics:
             for nt in args.threads:
                 for r in range(args.repeats):

@@ -125,15 +125,15 @@ def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
         if sampler == "word":
             Wd = Wr.copy()
             wptr = np.zeros(V + 1, np.int64)
-            nnz = kern.esca_word_nnz(Wd, K, V, wptr)
+            nobits = np.zeros(1, np.uint64)
+            nnz = kern.esca_word_nnz(Wd, K, V, wptr, nobits, 1, False)
             wtop, wcoef = np.empty(nnz, np.int16), np.empty(nnz)
             invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
-            S = kern.esca_word_tables(Wd, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wcoef)
+            S = kern.esca_word_tables(Wd, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wcoef, nobits, 1, False)
             assert not Wd.any()
             assert np.all(np.diff(wcoef[wptr[0]:wptr[1]]) <= 0)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
-                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False,
-                                 np.zeros(1, np.uint64), 1, False)
+                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False, nobits, 1, False)
             Ww = Wd
         elif sampler == "sparse_alias":
             wcap = C.n_tokens
@@ -187,35 +187,17 @@ def test_bit_intrinsics_match_python():
         assert tz == (x & -x).bit_length() - 1
 
 
-def test_atomic_fetch_add_returns_old_value():
-    from numba import njit
-
-    @njit
-    def f(a):
-        o1 = kern.atomic_fetch_add(a, 1, 5)
-        o2 = kern.atomic_fetch_add(a, 1, 2)
-        return o1, o2
-
-    for dt in (np.uint16, np.int32):
-        a = np.array([0, 7, 0], dt)
-        assert f(a) == (7, 12) and a.tolist() == [0, 14, 0]
-
-
 @pytest.mark.parametrize("K", [5, 64, 65, 130])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_tables_from_bitmap_equal_tables_from_scan(K, threads):
-    """The sweep's bitmap marks exactly the nonzero counts it writes; tables built from it are the
-    tables of the full V x K scan, entry for entry (same rows, same order), and both clear Wd."""
+def test_tables_from_bitmap_equal_tables_from_scan(K):
+    """The single-threaded sweep's bitmap marks exactly the nonzero counts it writes; the read
+    buffer built from it is the one of the full V x K scan, entry for entry (same rows, same order),
+    and both clear Wd. Multi-threaded fits keep no bitmap and give the same result."""
     X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
-
-    class Tracking(ESCA):  # the kernel's atomic path too (multi-threaded fits keep the scan by default)
-        _track_with_atomics = True
-
-    m = Tracking(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=threads).fit(X)
-    assert m._bits_valid and m._kw == (K + 63) // 64 and m._use_atomic == (threads > 1)
-    ref = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=threads).fit(X)
-    assert ref._bits_valid == (threads == 1)
-    np.testing.assert_array_equal(ref.components_, m.components_)
+    m = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=1).fit(X)
+    assert m._track and not m._use_atomic and m._kw == (K + 63) // 64
+    m2 = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=2).fit(X)
+    assert m2._use_atomic and not m2._track
+    np.testing.assert_array_equal(m2.components_, m.components_)
     V = X.shape[1]
     Wd = m._W[0]
     nz = (Wd.reshape(V, K) != 0)
@@ -227,26 +209,17 @@ def test_tables_from_bitmap_equal_tables_from_scan(K, threads):
         W = Wd.copy()
         b = bits.ravel().copy()
         wptr = np.zeros(V + 1, np.int64)
-        nnz = kern.esca_word_nnz_bits(b, m._kw, V, wptr) if use_bits else kern.esca_word_nnz(W, K, V, wptr)
+        nnz = kern.esca_word_nnz(W, K, V, wptr, b, m._kw, use_bits)
         wtop, wcoef = np.empty(nnz, np.int16), np.empty(nnz)
         invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
-        if use_bits:
-            S = kern.esca_word_tables_bits(W, b, m._kw, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef)
-            assert not b.any()
-        else:
-            S = kern.esca_word_tables(W, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef)
+        S = kern.esca_word_tables(W, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef, b, m._kw, use_bits)
         assert not W.any()
+        assert b.any() != use_bits  # the bitmap is consumed only when it is used
         outs.append((nnz, S, wptr, wtop, wcoef))
     assert outs[0][0] == outs[1][0] == nz.sum()
     assert outs[0][1] == outs[1][1]
     for a, b in zip(outs[0][2:], outs[1][2:]):
         np.testing.assert_array_equal(a, b)
-
-
-def test_distributed_subclass_does_not_track():
-    from scalable_bayes.inference.lda.distributed import DistributedESCA
-
-    assert ESCA._track_touched and not DistributedESCA._track_touched
 
 
 def test_esca_counts_consistent(corpus):

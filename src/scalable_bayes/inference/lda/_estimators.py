@@ -304,11 +304,10 @@ class ESCA(_LDABase):
 
     _name = "ESCA"
     _doc_offset = 0  # global index of local document 0 (set by the MPI-sharded subclass)
-    _track_touched = True  # bitmap of the counts each sweep writes (off where counts are also written elsewhere)
-    # ... also with several threads (atomic adds)? Measured on 20NG at K = 100 (6 paired runs): neutral on
-    # 1 thread, but with 2 threads the atomic OR of each first count cost ~7% more than the tables it
-    # saves (they are parallel there), so multi-threaded fits keep the scan
-    _track_with_atomics = False
+    # bitmap of the counts each single-threaded sweep writes (off where counts are also written
+    # elsewhere). Not with several threads: measured on 20NG at K = 100 (6 paired runs), an atomic OR
+    # of each first count cost ~7% more than the (parallel) scan it saves
+    _track_touched = True
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
                  seed=0, *, sampler="sparse_alias", decomposition="word", evaluate_every=0, heldout_sweeps=20,
@@ -369,9 +368,8 @@ class ESCA(_LDABase):
         # next tables visit nnz(W) counts instead of all V x K; invalid after the initialisation and
         # wherever counts are written behind the sweep's back (distributed ESCA's Allreduce)
         self._kw = (K + 63) // 64
-        self._track = self._word_mode and self._track_touched and (self._track_with_atomics or not self._use_atomic)
+        self._track = self._word_mode and self._track_touched and not self._use_atomic
         self._bits = np.zeros(V * self._kw if self._track else 1, np.uint64)
-        self._bits_valid = False
         if self._word_mode:
             # allocated at the size of nnz(W) (largest in the first iterations), grown when needed
             self._wtop = np.empty(0, tdt)
@@ -400,25 +398,19 @@ class ESCA(_LDABase):
         if self._word_mode:
             Wd = self._W[0]
             bits, kw = self._bits, self._kw
-            if self._bits_valid:
-                nnz = kern.esca_word_nnz_bits(bits, kw, V, self._wptr)
-            else:
-                nnz = kern.esca_word_nnz(Wd, K, V, self._wptr)
+            # the bitmap holds the counts of the previous sweep (not those of the initialisation)
+            use_bits = self._track and it > 1
+            nnz = kern.esca_word_nnz(Wd, K, V, self._wptr, bits, kw, use_bits)
             if nnz > self._wtop.size:
                 self._wtop = self._wcoef = None
                 self._wtop = np.empty(nnz, self._D[0].dtype)
                 self._wcoef = np.empty(nnz, np.float64)
-            if self._bits_valid:
-                S = kern.esca_word_tables_bits(Wd, bits, kw, self._T, K, V, a, b, self._invT, self._s_prob,
-                                               self._s_alias, self._s_work, self._wptr, self._wtop, self._wcoef)
-            else:
-                S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias,
-                                          self._s_work, self._wptr, self._wtop, self._wcoef)
+            S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias,
+                                      self._s_work, self._wptr, self._wtop, self._wcoef, bits, kw, use_bits)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                                  self._dptr, D[0], D[1], D[2], Wd, self._Tpriv, self._invT, self._s_prob,
                                  self._s_alias, S, self._wptr, self._wtop, self._wcoef, self._use_atomic,
                                  bits, kw, self._track, self._doc_offset)
-            self._bits_valid = self._track
             kern.reduce_rows(self._Tpriv, self._T)
             return
         r, w = self._r, 1 - self._r

@@ -21,33 +21,23 @@ from llvmlite import ir
 from ._rng import next_uniform, stream
 
 
-def _make_atomic(op, returns_old):
-    @intrinsic
-    def atomic(typingctx, arr, idx, val):
-        if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
-            return None
-        sig = (arr.dtype if returns_old else types.void)(arr, types.intp, val)
+@intrinsic
+def atomic_add(typingctx, arr, idx, val):
+    """``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array; ``val`` is
+    cast to the array's dtype)."""
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or not isinstance(val, types.Integer):
+        return None
+    sig = types.void(arr, types.intp, val)
 
-        def codegen(context, builder, sig, args):
-            arrty = sig.args[0]
-            ary = context.make_array(arrty)(context, builder, args[0])
-            ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
-            v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
-            old = builder.atomic_rmw(op, ptr, v, "monotonic")
-            return old if returns_old else context.get_dummy_value()
+    def codegen(context, builder, sig, args):
+        arrty = sig.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arrty, ary, [args[1]], wraparound=False)
+        v = context.cast(builder, args[2], sig.args[2], arrty.dtype)
+        builder.atomic_rmw("add", ptr, v, "monotonic")
+        return context.get_dummy_value()
 
-        return sig, codegen
-
-    return atomic
-
-
-#: ``arr[idx] += val`` as one atomic read-modify-write (1-D contiguous integer array; ``val`` is cast
-#: to the array's dtype)
-atomic_add = _make_atomic("add", False)
-#: ``old = arr[idx]; arr[idx] += val`` atomically; returns ``old``
-atomic_fetch_add = _make_atomic("add", True)
-#: ``arr[idx] |= val`` atomically
-atomic_or = _make_atomic("or", False)
+    return sig, codegen
 
 
 def _make_bit_intrinsic(name):
@@ -416,16 +406,24 @@ _PREFETCH_AHEAD = 3
 
 
 @njit(parallel=True, cache=True)
-def esca_word_nnz(Wd, n_topics, n_words, wptr):
+def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits):
     """Row offsets of the sparse read buffer: ``wptr[v + 1] - wptr[v]`` = number of nonzero counts
-    of word v in the dense counts ``Wd`` (V x K, word-major). Returns nnz(W)."""
+    of word v in the dense counts ``Wd`` (V x K, word-major). Returns nnz(W).
+
+    With ``use_bits`` the counts are not scanned: the bitmap ``bits`` that :func:`esca_word_sweep`
+    keeps with ``track`` (bit k of word v's ``kw`` 64-bit words set iff W_kv > 0) gives them by
+    popcount, O(V kw) instead of O(V K)."""
     K = n_topics
     V = n_words
     for v in prange(V):
         n = 0
-        for k in range(K):
-            if Wd[v * K + k] != 0:
-                n += 1
+        if use_bits:
+            for j in range(kw):
+                n += popcount64(bits[v * kw + j])
+        else:
+            for k in range(K):
+                if Wd[v * K + k] != 0:
+                    n += 1
         wptr[v + 1] = n
     wptr[0] = 0
     for v in range(V):
@@ -456,8 +454,18 @@ def _sort_row_desc(wcoef, wtop, o, n):
         wtop[o + i] = tt[order[i]]
 
 
+@njit(inline="always", cache=True)
+def _take_count(Wd, i, k, invT, wtop, wcoef, p):
+    """Move the count Wd[i] of topic k into the read buffer at position p (coefficient W_kv invT_k)
+    and zero it in ``Wd``."""
+    wtop[p] = k
+    wcoef[p] = Wd[i] * invT[k]
+    Wd[i] = 0
+
+
 @njit(parallel=True, cache=True)
-def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wcoef):
+def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wcoef,
+                     bits, kw, use_bits):
     """Read buffer of one ESCA iteration in the word decomposition, built from the dense counts
     ``Wd`` of the previous iteration, which are then ZEROED (``Wd`` becomes the write buffer).
 
@@ -465,7 +473,10 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     (``s_*``; returns its mass S) and, per word v (offsets ``wptr`` from :func:`esca_word_nnz`), the
     word's nonzero topics ``wtop`` with coefficients ``wcoef`` = W_kv invT_k, sorted by decreasing
     coefficient (stable, so the order does not depend on the thread count): the draw's linear
-    search then stops early. Cost O(V K) streaming + O(nnz(W) log) for the sort.
+    search then stops early. The nonzero counts are found by a scan of all V x K counts, or, with
+    ``use_bits``, through the bitmap of :func:`esca_word_sweep` (cleared on the way): O(V kw +
+    nnz(W)) instead of O(V K). Both visit a row's topics in increasing order, so both give the same
+    tables. Plus O(nnz(W) log) for the sort.
     """
     K = n_topics
     V = n_words
@@ -473,59 +484,22 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     for v in prange(V):
         o = wptr[v]
         n = 0
-        for k in range(K):
-            w = Wd[v * K + k]
-            if w != 0:
-                wtop[o + n] = k
-                wcoef[o + n] = w * invT[k]
-                n += 1
-                Wd[v * K + k] = 0
-        if n > 1:
-            _sort_row_desc(wcoef, wtop, o, n)
-    return S
-
-
-@njit(parallel=True, cache=True)
-def esca_word_nnz_bits(bits, kw, n_words, wptr):
-    """:func:`esca_word_nnz` from the bitmap of nonzero counts that :func:`esca_word_sweep` keeps
-    with ``track`` (bit k of row v set iff W_kv > 0): O(V kw) popcounts. Returns nnz(W)."""
-    V = n_words
-    for v in prange(V):
-        n = 0
-        for j in range(kw):
-            n += popcount64(bits[v * kw + j])
-        wptr[v + 1] = n
-    wptr[0] = 0
-    for v in range(V):
-        wptr[v + 1] += wptr[v]
-    return wptr[V]
-
-
-@njit(parallel=True, cache=True)
-def esca_word_tables_bits(Wd, bits, kw, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop,
-                          wcoef):
-    """:func:`esca_word_tables` visiting only the nonzero counts, found through the bitmap ``bits``
-    (cleared on the way, like the counts in ``Wd``): O(K + V kw + nnz(W) log) instead of O(V K).
-    Same rows in the same order (topics increasing before the stable sort), so the same tables."""
-    K = n_topics
-    V = n_words
-    S = _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
-    for v in prange(V):
-        o = wptr[v]
-        n = 0
-        for j in range(kw):
-            x = bits[v * kw + j]
-            if x == 0:
-                continue
-            bits[v * kw + j] = 0
-            while x != 0:
-                k = j * 64 + ctz64(x)
-                x &= x - np.uint64(1)
-                w = Wd[v * K + k]
-                wtop[o + n] = k
-                wcoef[o + n] = w * invT[k]
-                n += 1
-                Wd[v * K + k] = 0
+        if use_bits:
+            for j in range(kw):
+                x = bits[v * kw + j]
+                if x == 0:
+                    continue
+                bits[v * kw + j] = 0
+                while x != 0:
+                    k = j * 64 + ctz64(x)
+                    x &= x - np.uint64(1)
+                    _take_count(Wd, v * K + k, k, invT, wtop, wcoef, o + n)
+                    n += 1
+        else:
+            for k in range(K):
+                if Wd[v * K + k] != 0:
+                    _take_count(Wd, v * K + k, k, invT, wtop, wcoef, o + n)
+                    n += 1
         if n > 1:
             _sort_row_desc(wcoef, wtop, o, n)
     return S
@@ -554,10 +528,10 @@ def esca_word_sweep(
     draws from the stream (seed, iteration, m): results do not depend on the thread count. The word
     data of entries a few positions ahead are prefetched (a hint; no effect on the draws).
 
-    With ``track``, the first increment of each (word, topic) count sets bit k of word v's row of
-    the bitmap ``bits`` (``kw`` 64-bit words per row, atomic OR when ``use_atomic``), so that the next
-    iteration's tables are built from the nonzero counts alone (:func:`esca_word_tables_bits`,
-    O(V K / 64 + nnz(W)) instead of a scan of all V K counts).
+    With ``track`` (single-chunk sweeps only: it is ignored with ``use_atomic``), the first
+    increment of each (word, topic) count sets bit k of word v's row of the bitmap ``bits`` (``kw``
+    64-bit words per row), so that the next iteration's read buffer is built from the nonzero counts
+    alone (``use_bits`` of :func:`esca_word_nnz` / :func:`esca_word_tables`).
     """
     K = n_topics
     PF = _PREFETCH_AHEAD
@@ -669,17 +643,12 @@ def esca_word_sweep(
                         nt += 1
                     scratch[k] += 1
                     if use_atomic:
-                        old = atomic_fetch_add(Ww, row + k, 1)
+                        atomic_add(Ww, row + k, 1)
                     else:
                         old = Ww[row + k]
                         Ww[row + k] = old + 1
-                    if track and old == 0:  # first count of (v, k) in this sweep: mark it
-                        bi = v * kw + (k >> 6)
-                        bm = np.uint64(1) << np.uint64(k & 63)
-                        if use_atomic:
-                            atomic_or(bits, bi, bm)
-                        else:
-                            bits[bi] |= bm
+                        if track and old == 0:  # first count of (v, k) in this sweep: mark it
+                            bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
             for j in range(nz):
                 dda[dtop[base + j]] = alpha
             dnnz[m] = nt
