@@ -98,6 +98,7 @@ rule esca_gmm_run:
 
 rule esca_fig2:
     input:
+        plot_code=plotting_code("esca"),
         runs=esca_fig2_runs(),
     output:
         fig=report("results/esca/figures/Fig2.png", caption="../report/esca_fig2.rst", category="esca"),
@@ -120,6 +121,7 @@ rule esca_fig2:
 
 rule esca_fig3:
     input:
+        plot_code=plotting_code("esca"),
         runs=expand("results/esca/runs/fig3/{scenario}/seed{seed}.parquet", scenario=["good", "bad"], seed=ESCA["fig3"]["seeds"]),
     output:
         fig=report("results/esca/figures/Fig3.png", caption="../report/esca_fig3.rst", category="esca"),
@@ -142,6 +144,7 @@ rule esca_fig3:
 
 rule esca_fig5:
     input:
+        plot_code=plotting_code("esca"),
         runs=esca_fig5_runs(),
     output:
         fig=report("results/esca/figures/Fig5.png", caption="../report/esca_fig5.rst", category="esca"),
@@ -164,6 +167,7 @@ rule esca_fig5:
 
 rule esca_fig6:
     input:
+        plot_code=plotting_code("esca"),
         runs=esca_fig6_runs(),
     output:
         fig=report("results/esca/figures/Fig6.png", caption="../report/esca_fig6.rst", category="esca"),
@@ -186,6 +190,7 @@ rule esca_fig6:
 
 rule esca_throughput_table:
     input:
+        plot_code=plotting_code("esca"),
         runs=esca_throughput_runs(),
         mpi=esca_mpi_runs(),
     output:
@@ -209,6 +214,8 @@ rule esca_throughput_table:
 
 
 rule esca_tabu1:
+    input:
+        plot_code=plotting_code("esca"),
     output:
         csv="results/esca/tables/TabU1.csv",
         md="results/esca/tables/TabU1.md",
@@ -230,6 +237,7 @@ rule esca_tabu1:
 
 rule esca_tabu2:
     input:
+        plot_code=plotting_code("esca"),
         corpora=esca_tabu2_inputs,
     output:
         csv="results/esca/tables/TabU2.csv",
@@ -253,6 +261,7 @@ rule esca_tabu2:
 
 rule esca_tabu3:
     input:
+        plot_code=plotting_code("esca"),
         corpora=esca_tabu3_inputs,
     output:
         csv="results/esca/tables/TabU3.csv",
@@ -281,6 +290,8 @@ rule esca_tabu3:
 
 
 rule esca_static_fig1:
+    input:
+        plot_code=plotting_code("esca"),
     output:
         fig=report("results/esca/figures/Fig1.png", caption="../report/esca_fig1.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig1.json",
@@ -300,6 +311,8 @@ rule esca_static_fig1:
 
 
 rule esca_static_fig4:
+    input:
+        plot_code=plotting_code("esca"),
     output:
         fig=report("results/esca/figures/Fig4.png", caption="../report/esca_fig4.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig4.json",
@@ -319,6 +332,8 @@ rule esca_static_fig4:
 
 
 rule esca_static_table:
+    input:
+        plot_code=plotting_code("esca"),
     output:
         csv="results/esca/tables/{esca_static_tab}.csv",
         md="results/esca/tables/{esca_static_tab}.md",

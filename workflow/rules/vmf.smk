@@ -36,6 +36,7 @@ rule vmf_plot_curves:
     conda:
         CONDA_ENV
     input:
+        plot_code=plotting_code("vmf"),
         table="results/vmf/runs/{fig}/curves.parquet",
     output:
         png=report("results/vmf/figures/{fig}.png", caption="../report/vmf_curves.rst", category="vmf"),
@@ -86,6 +87,7 @@ rule vmf_plot_fig3:
     conda:
         CONDA_ENV
     input:
+        plot_code=plotting_code("vmf"),
         runs=expand("results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet", dataset=VMF["fig3"]["datasets"],
                     seed=VMF["fig3"]["seeds"]),
     output:

@@ -5,7 +5,7 @@ from scalable_bayes.reporting import write_claim
 from scalable_bayes.utils import save_table, setup_logging
 
 setup_logging(snakemake.log[0])
-inputs = {k: list(v) for k, v in snakemake.input.items()}
+inputs = {k: list(v) for k, v in snakemake.input.items() if k != "plot_code"}  # plot_code: a rerun trigger only
 params = {k: v for k, v in snakemake.params.items()}
 table, claim = plots.TABLES[snakemake.params.item](inputs, params)
 save_table(table, snakemake.output.csv)
