@@ -89,12 +89,22 @@ def _one_plain_sweep_expectation(X, K, a, b, seed):
 
 
 @pytest.mark.parametrize("sampler,mode", [("sparse_alias", 0), ("sparse_alias", 1), ("sparse_alias", 2), ("plain", 0),
-                                          ("word", 2)])
+                                          ("word", 2), ("word", -1), ("word", 0)])
 def test_esca_sweep_draws_from_frozen_conditional(small, sampler, mode):
     """z-test: over many seeds, the counts written by one sweep from a FIXED read buffer have the mean
     sum_tokens p(k | D, W, T) of eq. 20 (own topic not excluded). ``word``: the default engine's
-    kernels (compact sparse read buffer rebuilt from the dense counts, document counts in place)."""
+    kernels (read buffer rebuilt from the dense counts, document counts in place), with ``mode`` the
+    minimum number of topics of a dense word row: 2 (mixed dense and sparse rows), -1 (sparse rows
+    only) or 0 (dense rows only)."""
     _ztest_one_sweep(small, 3, sampler, mode)
+
+
+@pytest.mark.parametrize("dmin", [0, 6])
+def test_esca_dense_rows_many_topics(dmin):
+    """The z-test with K = 13 (not a multiple of 8: padded dense rows, columns of unequal length) and
+    documents with most topics; all rows dense, or mixed."""
+    X, _, _ = naive.synthetic_lda(n_docs=30, n_words=25, n_topics=4, doc_len=60, alpha=1.0, seed=4)
+    _ztest_one_sweep(X, 13, "word", dmin)
 
 
 def test_esca_word_sweep_many_document_topics():
@@ -104,7 +114,7 @@ def test_esca_word_sweep_many_document_topics():
     X, _, _ = naive.synthetic_lda(n_docs=12, n_words=40, n_topics=3, doc_len=150, alpha=2.0, seed=2)
     m = ESCA(n_topics=48, doc_topic_prior=0.5, topic_word_prior=5.0, n_iter=1, seed=1, n_threads=1).fit(X)
     assert m._D[2].max() > 32
-    _ztest_one_sweep(X, 48, "word", 2, b=5.0)
+    _ztest_one_sweep(X, 48, "word", -1, b=5.0)
 
 
 def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
@@ -126,14 +136,21 @@ def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
             Wd = Wr.copy()
             wptr = np.zeros(V + 1, np.int64)
             nobits = np.zeros(1, np.uint64)
-            nnz = kern.esca_word_nnz(Wd, K, V, wptr, nobits, 1, False)
-            wtop, wcoef = np.empty(nnz, np.int16), np.empty(nnz)
+            dslot = np.empty(V, np.int32)
+            dmin = K + 1 if mode < 0 else mode
+            Kp = (K + 7) // 8 * 8
+            nnz, nd = kern.esca_word_nnz(Wd, K, V, wptr, nobits, 1, False, dslot, dmin)
+            if rep == 0 and mode == 2:
+                assert 0 < nd < V  # mixed rows
+            wtop, wcoef, Wdn = np.empty(nnz, np.int16), np.empty(nnz), np.empty(nd * Kp, Wd.dtype)
             invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
-            S = kern.esca_word_tables(Wd, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wcoef, nobits, 1, False)
+            S = kern.esca_word_tables(Wd, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wcoef, nobits, 1, False,
+                                      dslot, Wdn, Kp)
             assert not Wd.any()
             assert np.all(np.diff(wcoef[wptr[0]:wptr[1]]) <= 0)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
-                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False, nobits, 1, False)
+                                 Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False, nobits, 1, False,
+                                 dslot, Wdn, Kp)
             Ww = Wd
         elif sampler == "sparse_alias":
             wcap = C.n_tokens
@@ -187,15 +204,19 @@ def test_bit_intrinsics_match_python():
         assert tz == (x & -x).bit_length() - 1
 
 
-@pytest.mark.parametrize("K", [5, 64, 65, 130])
-def test_tables_from_bitmap_equal_tables_from_scan(K):
+@pytest.mark.parametrize("K,dense", [(5, False), (64, False), (65, False), (130, False), (5, True), (65, True),
+                                     (130, True)])
+def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
     """The single-threaded sweep's bitmap marks exactly the nonzero counts it writes; the read
     buffer built from it is the one of the full V x K scan, entry for entry (same rows, same order),
-    and both clear Wd. Multi-threaded fits keep no bitmap and give the same result."""
+    and both clear Wd. Multi-threaded fits keep no bitmap and give the same result. ``dense``: with
+    the default layout (dense count rows for the words with many topics, sparse rows for the rest);
+    otherwise all rows sparse."""
     X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
-    m = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=1).fit(X)
+    dmin = min(12, K // 2) if dense else K + 1
+    m = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=1, dense_min_topics=dmin).fit(X)
     assert m._track and not m._use_atomic and m._kw == (K + 63) // 64
-    m2 = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=2).fit(X)
+    m2 = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=2, dense_min_topics=dmin).fit(X)
     assert m2._use_atomic and not m2._track
     np.testing.assert_array_equal(m2.components_, m.components_)
     V = X.shape[1]
@@ -205,18 +226,28 @@ def test_tables_from_bitmap_equal_tables_from_scan(K):
     marked = np.array([[(int(bits[v, k >> 6]) >> (k & 63)) & 1 for k in range(K)] for v in range(V)], bool)
     np.testing.assert_array_equal(marked, nz)
     outs = []
+    Kp = m._Kp
     for use_bits in (False, True):
         W = Wd.copy()
         b = bits.ravel().copy()
         wptr = np.zeros(V + 1, np.int64)
-        nnz = kern.esca_word_nnz(W, K, V, wptr, b, m._kw, use_bits)
-        wtop, wcoef = np.empty(nnz, np.int16), np.empty(nnz)
+        dslot = np.empty(V, np.int32)
+        nnz, nd = kern.esca_word_nnz(W, K, V, wptr, b, m._kw, use_bits, dslot, dmin)
+        wtop, wcoef, Wdn = np.empty(nnz, np.int16), np.empty(nnz), np.empty(nd * Kp, W.dtype)
         invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
-        S = kern.esca_word_tables(W, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef, b, m._kw, use_bits)
+        S = kern.esca_word_tables(W, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef, b, m._kw, use_bits,
+                                  dslot, Wdn, Kp)
         assert not W.any()
         assert b.any() != use_bits  # the bitmap is consumed only when it is used
-        outs.append((nnz, S, wptr, wtop, wcoef))
-    assert outs[0][0] == outs[1][0] == nz.sum()
+        # dense rows: the words with >= dmin topics, in word order, holding their counts (zero-padded)
+        is_dense = nz.sum(1) >= dmin
+        np.testing.assert_array_equal(dslot, np.where(is_dense, np.cumsum(is_dense) - 1, -1))
+        rows = Wdn.reshape(nd, Kp)
+        np.testing.assert_array_equal(rows[:, :K], Wd.reshape(V, K)[is_dense])
+        assert not rows[:, K:].any()
+        outs.append((nnz, S, wptr, wtop, wcoef, dslot, Wdn))
+    assert dense == (nd > 0) and (not dense or nd < V)
+    assert outs[0][0] == outs[1][0] == nz[nz.sum(1) < dmin].sum()
     assert outs[0][1] == outs[1][1]
     for a, b in zip(outs[0][2:], outs[1][2:]):
         np.testing.assert_array_equal(a, b)

@@ -264,6 +264,17 @@ class _LDABase:
 _DECOMPOSITION = {"auto": 0, "doc": 1, "word": 2}
 
 
+def _resize(capacity: int, need: int) -> bool:
+    """Re-allocate a read buffer of ``capacity`` elements for ``need``: when too small, or when more
+    than a quarter of it would go unused."""
+    return need > capacity or (capacity > 64 and need < 0.75 * capacity)
+
+
+def _padded(need: int, unit: int = 1) -> int:
+    """Capacity for ``need`` elements: 10% slack (rounded to whole ``unit``s), at least one unit."""
+    return max(unit, -(-int(need * 1.1) // unit) * unit)
+
+
 class ESCA(_LDABase):
     """Exponential stochastic cellular automaton for LDA (Zaheer et al. 2016, Alg. 1, eqs. 20/23).
 
@@ -310,17 +321,19 @@ class ESCA(_LDABase):
     _track_touched = True
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, sampler="sparse_alias", decomposition="word", evaluate_every=0, heldout_sweeps=20,
-                 callbacks=()):
+                 seed=0, *, sampler="sparse_alias", decomposition="word", dense_min_topics=None, evaluate_every=0,
+                 heldout_sweeps=20, callbacks=()):
         super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed,
                          evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.sampler = sampler
         self.decomposition = decomposition
+        self.dense_min_topics = dense_min_topics
 
     def get_params(self, deep=True):
         p = super().get_params(deep)
         p["sampler"] = self.sampler
         p["decomposition"] = self.decomposition
+        p["dense_min_topics"] = self.dense_min_topics
         return p
 
     def _init_state(self, C: CorpusArrays):
@@ -371,7 +384,20 @@ class ESCA(_LDABase):
         self._track = self._word_mode and self._track_touched and not self._use_atomic
         self._bits = np.zeros(V * self._kw if self._track else 1, np.uint64)
         if self._word_mode:
-            # allocated at the size of nnz(W) (largest in the first iterations), grown when needed
+            # dense read rows (counts, K padded to a multiple of 8) for the words with at least
+            # dense_min topics; by default the smallest count at which a dense row takes no more
+            # memory than the sparse row it replaces (one topic id + one float64 per nonzero count)
+            self._Kp = (K + 7) // 8 * 8
+            dmin = self.dense_min_topics
+            if dmin is None:
+                dmin = -(-self._Kp * np.dtype(wdt).itemsize // (np.dtype(tdt).itemsize + 8))
+            if int(dmin) != dmin or dmin < 0:
+                raise ValueError(f"dense_min_topics must be None or an integer >= 0, got {dmin!r}")
+            self._dense_min = int(dmin)
+            self._dslot = np.empty(V, np.int32)
+            # read buffers allocated at the size the layout needs, re-allocated when it changes
+            # by more than a quarter (the dense part is largest in the first iterations)
+            self._Wdn = np.empty(0, wdt)
             self._wtop = np.empty(0, tdt)
             self._wcoef = np.empty(0, np.float64)
             self._wprob = self._walias = self._wwork = None
@@ -400,17 +426,23 @@ class ESCA(_LDABase):
             bits, kw = self._bits, self._kw
             # the bitmap holds the counts of the previous sweep (not those of the initialisation)
             use_bits = self._track and it > 1
-            nnz = kern.esca_word_nnz(Wd, K, V, self._wptr, bits, kw, use_bits)
-            if nnz > self._wtop.size:
+            Kp = self._Kp
+            nnz, nd = kern.esca_word_nnz(Wd, K, V, self._wptr, bits, kw, use_bits, self._dslot, self._dense_min)
+            if _resize(self._wtop.size, nnz):
                 self._wtop = self._wcoef = None
-                self._wtop = np.empty(nnz, self._D[0].dtype)
-                self._wcoef = np.empty(nnz, np.float64)
+                self._wtop = np.empty(_padded(nnz), self._D[0].dtype)
+                self._wcoef = np.empty(_padded(nnz), np.float64)
+            if _resize(self._Wdn.size, nd * Kp):
+                dt = self._Wdn.dtype
+                self._Wdn = None
+                self._Wdn = np.empty(_padded(nd * Kp, Kp), dt)
             S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias,
-                                      self._s_work, self._wptr, self._wtop, self._wcoef, bits, kw, use_bits)
+                                      self._s_work, self._wptr, self._wtop, self._wcoef, bits, kw, use_bits,
+                                      self._dslot, self._Wdn, Kp)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                                  self._dptr, D[0], D[1], D[2], Wd, self._Tpriv, self._invT, self._s_prob,
                                  self._s_alias, S, self._wptr, self._wtop, self._wcoef, self._use_atomic,
-                                 bits, kw, self._track, self._doc_offset)
+                                 bits, kw, self._track, self._dslot, self._Wdn, Kp, self._doc_offset)
             kern.reduce_rows(self._Tpriv, self._T)
             return
         r, w = self._r, 1 - self._r
@@ -464,7 +496,8 @@ class ESCA(_LDABase):
         word-bucket read buffer); excludes the corpus."""
         arrs = list(self._D) + self._W + [self._bits, self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
                                           self._s_work, self._wptr, self._wtop, self._wprob, self._walias,
-                                          self._wwork, self._wmass, self._wcoef, self._dptr]
+                                          self._wwork, self._wmass, self._wcoef, self._dptr,
+                                          getattr(self, "_dslot", None), getattr(self, "_Wdn", None)]
         return int(sum(a.nbytes for a in arrs if a is not None))
 
 

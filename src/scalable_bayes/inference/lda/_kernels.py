@@ -97,6 +97,46 @@ prefetch_read = _make_prefetch(0)
 prefetch_write = _make_prefetch(1)
 
 
+@intrinsic
+def dense_row8(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
+    """Dense word row of the ESCA conditional in <8 x float32> vector code:
+    ``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` for r < nrow, j < 8, and the eight
+    column sums ``bsum[j] = sum_r pf[8 r + j]``. ``ddf`` / ``pf`` / ``bsum`` float32, ``cnt`` uint16
+    or int32 counts (1-D contiguous; the caller guarantees 8 nrow elements from ``off``)."""
+    if not (isinstance(ddf, types.Array) and ddf.dtype == types.float32 and isinstance(cnt, types.Array)
+            and cnt.dtype in (types.uint16, types.int32) and isinstance(pf, types.Array)
+            and pf.dtype == types.float32 and isinstance(bsum, types.Array) and bsum.dtype == types.float32):
+        return None
+    sig = types.void(ddf, cnt, types.intp, pf, bsum, types.intp, types.float32)
+
+    def codegen(context, builder, sig, args):
+        a_ddf, a_cnt, a_off, a_pf, a_bsum, a_nrow, a_beta = args
+        v8f = ir.VectorType(ir.FloatType(), 8)
+        unsigned = sig.args[1].dtype == types.uint16
+        ity = ir.IntType(16 if unsigned else 32)
+        v8i = ir.VectorType(ity, 8)
+        ddf_p = context.make_array(sig.args[0])(context, builder, a_ddf).data
+        cnt_p = builder.gep(context.make_array(sig.args[1])(context, builder, a_cnt).data, [a_off])
+        pf_p = context.make_array(sig.args[3])(context, builder, a_pf).data
+        bs_p = context.make_array(sig.args[4])(context, builder, a_bsum).data
+        bvec = ir.Constant(v8f, ir.Undefined)
+        for j in range(8):
+            bvec = builder.insert_element(bvec, a_beta, ir.IntType(32)(j))
+        acc = cgutils.alloca_once_value(builder, ir.Constant(v8f, [0.0] * 8))
+        with cgutils.for_range(builder, a_nrow) as loop:
+            o = builder.mul(loop.index, ir.IntType(64)(8))
+            c = builder.load(builder.bitcast(builder.gep(cnt_p, [o]), v8i.as_pointer()), align=ity.width // 8)
+            cf = builder.uitofp(c, v8f) if unsigned else builder.sitofp(c, v8f)
+            d = builder.load(builder.bitcast(builder.gep(ddf_p, [o]), v8f.as_pointer()), align=4)
+            x = builder.fmul(d, builder.fadd(cf, bvec))
+            builder.store(x, builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=4)
+            builder.store(builder.fadd(builder.load(acc), x), acc)
+        builder.store(builder.load(acc), builder.bitcast(bs_p, v8f.as_pointer()), align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 # ----------------------------------------------------------------------------------------------
 # Vose alias tables (ESCA App. E)
 # ----------------------------------------------------------------------------------------------
@@ -406,9 +446,13 @@ _PREFETCH_AHEAD = 3
 
 
 @njit(parallel=True, cache=True)
-def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits):
-    """Row offsets of the sparse read buffer: ``wptr[v + 1] - wptr[v]`` = number of nonzero counts
-    of word v in the dense counts ``Wd`` (V x K, word-major). Returns nnz(W).
+def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_min):
+    """Layout of the read buffer of the next sweep from the dense counts ``Wd`` (V x K, word-major).
+
+    A word with at least ``dense_min`` nonzero counts gets a DENSE row (``dslot[v]`` = its row among
+    the dense rows, in word order); the others a sparse row of their nonzero topics (``dslot[v]`` =
+    -1; ``wptr[v + 1] - wptr[v]`` = its number of nonzero counts, 0 for dense words). Returns (nnz
+    of the sparse rows, number of dense rows).
 
     With ``use_bits`` the counts are not scanned: the bitmap ``bits`` that :func:`esca_word_sweep`
     keeps with ``track`` (bit k of word v's ``kw`` 64-bit words set iff W_kv > 0) gives them by
@@ -426,9 +470,17 @@ def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits):
                     n += 1
         wptr[v + 1] = n
     wptr[0] = 0
+    nd = 0
     for v in range(V):
-        wptr[v + 1] += wptr[v]
-    return wptr[V]
+        n = wptr[v + 1]
+        if n >= dense_min:
+            dslot[v] = nd
+            nd += 1
+            n = 0
+        else:
+            dslot[v] = -1
+        wptr[v + 1] = wptr[v] + n
+    return wptr[V], nd
 
 
 @njit(cache=True)
@@ -465,13 +517,15 @@ def _take_count(Wd, i, k, invT, wtop, wcoef, p):
 
 @njit(parallel=True, cache=True)
 def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wcoef,
-                     bits, kw, use_bits):
+                     bits, kw, use_bits, dslot, Wdn, Kp):
     """Read buffer of one ESCA iteration in the word decomposition, built from the dense counts
     ``Wd`` of the previous iteration, which are then ZEROED (``Wd`` becomes the write buffer).
 
     Fills invT_k = 1/(T_k + V beta), the alias table of the smoothing bucket alpha beta invT_k
-    (``s_*``; returns its mass S) and, per word v (offsets ``wptr`` from :func:`esca_word_nnz`), the
-    word's nonzero topics ``wtop`` with coefficients ``wcoef`` = W_kv invT_k, sorted by decreasing
+    (``s_*``; returns its mass S) and, per word, its read row in the layout of
+    :func:`esca_word_nnz`. A dense word (``dslot[v]`` = d >= 0) gets a copy of its K counts in
+    ``Wdn[d Kp : d Kp + K]`` (zero-padded to ``Kp``, a multiple of 8). A sparse word (offsets
+    ``wptr``) gets its nonzero topics ``wtop`` with coefficients ``wcoef`` = W_kv invT_k, sorted by decreasing
     coefficient (stable, so the order does not depend on the thread count): the draw's linear
     search then stops early. The nonzero counts are found by a scan of all V x K counts, or, with
     ``use_bits``, through the bitmap of :func:`esca_word_sweep` (cleared on the way): O(V kw +
@@ -482,6 +536,17 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     V = n_words
     S = _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
     for v in prange(V):
+        d = dslot[v]
+        if d >= 0:
+            for k in range(K):
+                Wdn[d * Kp + k] = Wd[v * K + k]
+                Wd[v * K + k] = 0
+            for k in range(K, Kp):
+                Wdn[d * Kp + k] = 0
+            if use_bits:
+                for j in range(kw):
+                    bits[v * kw + j] = 0
+            continue
         o = wptr[v]
         n = 0
         if use_bits:
@@ -509,7 +574,7 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
 def esca_word_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
-    doc_offset=0,
+    dslot, Wdn, Kp, doc_offset=0,
 ):
     """One ESCA iteration (Alg. 1, eq. 20) in the three-bucket decomposition of the frozen conditional
 
@@ -517,7 +582,11 @@ def esca_word_sweep(
 
     (word bucket over the word's nonzero topics from the sparse read buffer of
     :func:`esca_word_tables`; document bucket over the document's nonzero topics, computed once per
-    document; smoothing bucket from one alias table of K). The read counts are those of the
+    document; smoothing bucket from one alias table of K) for a word with a sparse read row; for a
+    word with a dense read row (``dslot[v]`` = d >= 0: its counts in ``Wdn[d Kp :]``) the whole
+    conditional p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in single precision, eight topics per
+    vector instruction (:func:`dense_row8`), drawn by inverse CDF over the eight column sums (topics
+    k = 8 r + j form column j) and then down the chosen column. The read counts are those of the
     previous iteration; drawn topics are counted into the zeroed dense ``Ww`` (atomic adds when
     ``use_atomic``) and ``Tpriv`` (one row per chunk).
 
@@ -542,6 +611,17 @@ def esca_word_sweep(
         rcum = np.empty(K, np.float64)
         dda = np.full(K, alpha, np.float64)
         p = np.empty(K, np.float64)
+        # dense rows: ddf_k = (D_mk + alpha) invT_k (alpha invT_k off the document's topics, 0 on the
+        # padding), products and column sums / their running sums
+        ddf = np.zeros(Kp, np.float32)
+        for k in range(K):
+            ddf[k] = alpha * invT[k]
+        pf = np.empty(Kp, np.float32)
+        bsum = np.empty(8, np.float32)
+        bcum = np.empty(8, np.float64)
+        nrow = Kp >> 3
+        fbeta = np.float32(beta)
+        jmax = min(7, K - 1)
         e_end = indptr[chunks[c + 1]]
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, iteration, doc_offset + m)
@@ -552,6 +632,7 @@ def esca_word_sweep(
                 k = dtop[base + j]
                 dk = dcnt[base + j]
                 dda[k] = dk + alpha
+                ddf[k] = (dk + alpha) * invT[k]
                 R += dk * invT[k] * beta
                 rcum[j] = R
             nt = 0
@@ -560,13 +641,56 @@ def esca_word_sweep(
                     prefetch_read(wptr, indices[e + 2 * PF])
                 if e + PF < e_end:
                     v2 = indices[e + PF]
-                    o2 = wptr[v2]
-                    if wptr[v2 + 1] > o2:
-                        prefetch_read(wcoef, o2)
-                        prefetch_read(wtop, o2)
-                        prefetch_write(Ww, v2 * K + wtop[o2])
+                    d2 = dslot[v2]
+                    if d2 >= 0:
+                        for q in range(0, Kp, 32):
+                            prefetch_read(Wdn, d2 * Kp + q)
+                        prefetch_write(Ww, v2 * K)
+                    else:
+                        o2 = wptr[v2]
+                        if wptr[v2 + 1] > o2:
+                            prefetch_read(wcoef, o2)
+                            prefetch_read(wtop, o2)
+                            prefetch_write(Ww, v2 * K + wtop[o2])
                 v = indices[e]
                 row = v * K
+                d = dslot[v]
+                if d >= 0:
+                    dense_row8(ddf, Wdn, d * Kp, pf, bsum, nrow, fbeta)
+                    Z = 0.0
+                    for j in range(8):
+                        Z += bsum[j]
+                        bcum[j] = Z
+                    for _ in range(cnt[e]):
+                        st, u = next_uniform(st)
+                        u *= Z
+                        # column: number of running column sums <= u (branch-free), then down it
+                        j = 0
+                        for jj in range(7):
+                            j += bcum[jj] <= u
+                        if j > jmax:
+                            j = jmax
+                        acc = bcum[j] - bsum[j]
+                        r = 0
+                        rmax = (K - 1 - j) >> 3
+                        while r < rmax:
+                            acc += pf[r * 8 + j]
+                            if acc > u:
+                                break
+                            r += 1
+                        k = r * 8 + j
+                        if scratch[k] == 0:
+                            touched[nt] = k
+                            nt += 1
+                        scratch[k] += 1
+                        if use_atomic:
+                            atomic_add(Ww, row + k, 1)
+                        else:
+                            old = Ww[row + k]
+                            Ww[row + k] = old + 1
+                            if track and old == 0:
+                                bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
+                    continue
                 wo = wptr[v]
                 wn = wptr[v + 1] - wo
                 # word-bucket weights, four independent partial sums (no loop-carried add chain)
@@ -650,7 +774,9 @@ def esca_word_sweep(
                         if track and old == 0:  # first count of (v, k) in this sweep: mark it
                             bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
             for j in range(nz):
-                dda[dtop[base + j]] = alpha
+                k = dtop[base + j]
+                dda[k] = alpha
+                ddf[k] = alpha * invT[k]
             dnnz[m] = nt
             for i in range(nt):
                 k = touched[i]

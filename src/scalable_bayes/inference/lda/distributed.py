@@ -58,11 +58,11 @@ class DistributedESCA(ESCA):
     _track_touched = False
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, comm=None, sampler="sparse_alias", decomposition="word", evaluate_every=0,
-                 heldout_sweeps=20, callbacks=()):
+                 seed=0, *, comm=None, sampler="sparse_alias", decomposition="word", dense_min_topics=None,
+                 evaluate_every=0, heldout_sweeps=20, callbacks=()):
         super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed, sampler=sampler,
-                         decomposition=decomposition, evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps,
-                         callbacks=callbacks)
+                         decomposition=decomposition, dense_min_topics=dense_min_topics,
+                         evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.comm = comm
 
     def _comm(self):
@@ -87,7 +87,7 @@ class DistributedESCA(ESCA):
         if comm.rank == 0:
             tiny = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
             est = ESCA(n_topics=2, n_iter=1, n_threads=self.n_threads_, seed=0, sampler=self.sampler,
-                       decomposition=self.decomposition)
+                       decomposition=self.decomposition, dense_min_topics=self.dense_min_topics)
             est._doc_offset = 1
             est.fit(tiny)
         comm.Barrier()
