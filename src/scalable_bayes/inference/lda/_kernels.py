@@ -570,6 +570,25 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     return S
 
 
+@njit(inline="always", cache=True)
+def _count_draw(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw):
+    """Count one token drawn into topic k: the document's new counts (``scratch``, with the list
+    ``touched`` of its topics, ``nt`` long; returns the new length) and the write buffer ``Ww``
+    (atomic add when ``use_atomic``; with ``track``, the first count of (v, k) sets its bit)."""
+    if scratch[k] == 0:
+        touched[nt] = k
+        nt += 1
+    scratch[k] += 1
+    if use_atomic:
+        atomic_add(Ww, row + k, 1)
+    else:
+        old = Ww[row + k]
+        Ww[row + k] = old + 1
+        if track and old == 0:  # first count of (v, k) in this sweep: mark it
+            bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
+    return nt
+
+
 @njit(parallel=True, cache=True, fastmath={"reassoc", "nsz", "contract"})
 def esca_word_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
@@ -678,18 +697,7 @@ def esca_word_sweep(
                             if acc > u:
                                 break
                             r += 1
-                        k = r * 8 + j
-                        if scratch[k] == 0:
-                            touched[nt] = k
-                            nt += 1
-                        scratch[k] += 1
-                        if use_atomic:
-                            atomic_add(Ww, row + k, 1)
-                        else:
-                            old = Ww[row + k]
-                            Ww[row + k] = old + 1
-                            if track and old == 0:
-                                bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
+                        nt = _count_draw(r * 8 + j, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
                     continue
                 wo = wptr[v]
                 wn = wptr[v + 1] - wo
@@ -762,17 +770,7 @@ def esca_word_sweep(
                         if x < 0.0:
                             x = 0.0
                         k = draw_alias(x, s_prob, s_alias, 0, K)
-                    if scratch[k] == 0:
-                        touched[nt] = k
-                        nt += 1
-                    scratch[k] += 1
-                    if use_atomic:
-                        atomic_add(Ww, row + k, 1)
-                    else:
-                        old = Ww[row + k]
-                        Ww[row + k] = old + 1
-                        if track and old == 0:  # first count of (v, k) in this sweep: mark it
-                            bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
+                    nt = _count_draw(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
             for j in range(nz):
                 k = dtop[base + j]
                 dda[k] = alpha
