@@ -347,6 +347,31 @@ def test_bad_parameters(small, kw, match):
             cls(**args).fit(small)
 
 
+@pytest.mark.parametrize("dmin", [-1, 2.5, "all"])
+def test_bad_dense_min_topics(small, dmin):
+    with pytest.raises((ValueError, TypeError), match="dense_min_topics|int"):
+        ESCA(n_topics=3, n_iter=1, dense_min_topics=dmin).fit(small)
+
+
+@pytest.mark.parametrize("K", [13, 100, 300])
+def test_default_dense_rows_take_no_more_memory_than_sparse_rows(K):
+    """The default threshold is the smallest topic count at which a dense count row (Kp counts) is
+    no larger than the sparse row it replaces (one topic id + one float64 per nonzero topic), and the
+    dense rows of a fit are no larger than the sparse rows of the same words would be."""
+    X, _, _ = naive.synthetic_lda(n_docs=80, n_words=60, n_topics=5, doc_len=120, alpha=0.5, seed=7)
+    m = ESCA(n_topics=K, doc_topic_prior=0.5, n_iter=1, seed=0, n_threads=1).fit(X)
+    dense_row = m._Kp * m._W[0].itemsize
+    per_topic = m._D[0].itemsize + m._wcoef.itemsize
+    assert m._dense_min * per_topic >= dense_row > (m._dense_min - 1) * per_topic
+    nnz = (m._W[0].reshape(-1, K) != 0).sum(1)
+    # the layout of the next sweep from the current counts
+    V = nnz.size
+    wptr, dslot = np.zeros(V + 1, np.int64), np.empty(V, np.int32)
+    _, nd = kern.esca_word_nnz(m._W[0].copy(), K, V, wptr, np.zeros(1, np.uint64), 1, False, dslot, m._dense_min)
+    assert 0 < nd < V and nd == (nnz >= m._dense_min).sum()
+    assert nd * dense_row <= nnz[dslot >= 0].sum() * per_topic
+
+
 def test_bad_counts(small):
     neg = small.astype(np.float64).copy()
     neg.data[0] = -1

@@ -96,7 +96,7 @@ def fig2(df, settings, out, profile):
              "wall-time verdict flipped), else by wall time; both are in details. "
              "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run different numbers of "
              "iterations (config fig2.n_iter_by_method; see details.iterations and details.fit_time_s): the claim is "
-             "about wall time, so the cheaper engine may use more, shorter iterations.",
+             "about time to quality, so the cheaper engine may use more, shorter iterations.",
     )
 
 

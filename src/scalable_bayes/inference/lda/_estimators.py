@@ -300,7 +300,7 @@ class ESCA(_LDABase):
         nonzero topics is read from a DENSE row of its K counts, and its entries draw from the whole
         conditional (D_mk + alpha)(W_kv + beta)/(T_k + V beta) computed in single precision, eight
         topics per vector instruction (measured at K = 100: 1.9x faster per token on the Wikipedia
-        sample, where words have most topics; 1.3x on 20 Newsgroups). None (default): the smallest
+        sample, where words have most topics; 1.25x on 20 Newsgroups). None (default): the smallest
         count at which a dense row (K counts) takes no more memory than the sparse row it replaces
         (one topic id + one float64 per nonzero topic), e.g. 24 of K = 100; 0: every word dense;
         K + 1: none.
@@ -393,6 +393,7 @@ class ESCA(_LDABase):
         self._kw = (K + 63) // 64
         self._track = self._word_mode and self._track_touched and not self._use_atomic
         self._bits = np.zeros(V * self._kw if self._track else 1, np.uint64)
+        self._dslot = self._Wdn = None  # dense read rows: word decomposition only
         if self._word_mode:
             # dense read rows (counts, K padded to a multiple of 8) for the words with at least
             # dense_min topics; by default the smallest count at which a dense row takes no more
@@ -507,7 +508,7 @@ class ESCA(_LDABase):
         arrs = list(self._D) + self._W + [self._bits, self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
                                           self._s_work, self._wptr, self._wtop, self._wprob, self._walias,
                                           self._wwork, self._wmass, self._wcoef, self._dptr,
-                                          getattr(self, "_dslot", None), getattr(self, "_Wdn", None)]
+                                          self._dslot, self._Wdn]
         return int(sum(a.nbytes for a in arrs if a is not None))
 
 

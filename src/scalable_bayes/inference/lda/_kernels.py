@@ -465,9 +465,7 @@ def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_
             for j in range(kw):
                 n += popcount64(bits[v * kw + j])
         else:
-            for k in range(K):
-                if Wd[v * K + k] != 0:
-                    n += 1
+            n = _word_row_nnz(Wd, K, v)
         wptr[v + 1] = n
     wptr[0] = 0
     nd = 0
@@ -641,6 +639,7 @@ def esca_word_sweep(
         nrow = Kp >> 3
         fbeta = np.float32(beta)
         jmax = min(7, K - 1)
+        pf_step = max(1, 64 // Wdn.itemsize)  # elements per 64-byte cache line of a dense row
         e_end = indptr[chunks[c + 1]]
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, iteration, doc_offset + m)
@@ -662,7 +661,7 @@ def esca_word_sweep(
                     v2 = indices[e + PF]
                     d2 = dslot[v2]
                     if d2 >= 0:
-                        for q in range(0, Kp, 32):
+                        for q in range(0, Kp, pf_step):
                             prefetch_read(Wdn, d2 * Kp + q)
                         prefetch_write(Ww, v2 * K)
                     else:
