@@ -35,6 +35,22 @@ def test_sem_close_to_em_and_truth(scenario):
     assert last["SEM"] > first["SEM"]
 
 
+def test_fig3_bad_scenario_has_em_from_the_bad_start():
+    """The reference series EM_bad is EM (deterministic) run from SEM's bad initialisation."""
+    kw = dict(seed=2, n_components=4, n_train=3000, n_test=300, n_iter=8)
+    df = run_fig3_scenario(scenario="bad", **kw)
+    assert sorted(df["method"].unique()) == ["EM", "EM_bad", "SEM"]
+    first = df[df["iteration"] == 0].set_index("method")["test_ll"]
+    assert first["EM_bad"] == first["SEM"] and first["EM_bad"] != first["EM"]
+    X, Xte, _ = make_gmm_data(4, 3000, 300, seed=2)
+    rng = np.random.default_rng([2, 1])
+    init_params(X, 4, "good", rng)
+    _, hist = fit_em_sem(X, Xte, init_params(X, 4, "bad", rng), "EM", 8, seed=99)
+    got = df[df["method"] == "EM_bad"].sort_values("iteration")["test_ll"].to_numpy()
+    np.testing.assert_allclose(got, [h["test_ll"] for h in hist], rtol=1e-12)
+    assert "EM_bad" not in run_fig3_scenario(scenario="good", **kw)["method"].unique()
+
+
 def test_gmm_loglik_matches_scipy():
     from scipy.stats import multivariate_normal
 

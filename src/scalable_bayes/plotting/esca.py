@@ -17,8 +17,9 @@ from .style import plt, savefig, style
 logger = logging.getLogger(__name__)
 
 COLORS = {"ESCA": "#0072B2", "ESCA_plain": "#56B4E9", "CGS": "#D55E00", "CVB0": "#009E73", "EM": "#D55E00",
-          "SEM": "#0072B2"}
-LABELS = {"ESCA": "ESCA (sparse + alias)", "ESCA_plain": "SCA (plain)", "CGS": "CGS", "CVB0": "CVB0"}
+          "SEM": "#0072B2", "EM_bad": "#CC79A7"}
+LABELS = {"ESCA": "ESCA (sparse + alias)", "ESCA_plain": "SCA (plain)", "CGS": "CGS", "CVB0": "CVB0",
+          "EM_bad": "EM from SEM's bad start"}
 
 
 def _scale(profile, extra=""):
@@ -117,14 +118,15 @@ def _reach_by_method(d, target, clock):
 def fig3(df, settings, out, profile):
     rel_tol = float(settings.get("rel_tol", 0.01))
     with style():
-        fig, axes = plt.subplots(1, 2, figsize=(8, 3), sharey=True)
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
         parts, ok, details = [], [], {}
         for ax, (scen, title) in zip(axes, [("good", "same initialisation"), ("bad", "SEM badly initialised")]):
             d = df[df["scenario"] == scen]
             for method, dm in d.groupby("method"):
                 g = dm.groupby("iteration")["test_ll"]
                 m, s = g.mean(), g.std().fillna(0)
-                ax.plot(m.index, m.values, color=COLORS[method], label=method)
+                ax.plot(m.index, m.values, color=COLORS[method], label=LABELS.get(method, method),
+                        ls="--" if method == "EM_bad" else "-")
                 ax.fill_between(m.index, m - s, m + s, color=COLORS[method], alpha=0.2)
             ax.axhline(d["true_test_ll"].mean(), color="k", ls=":", lw=1, label="true parameters")
             ax.set_title(title)
@@ -138,10 +140,18 @@ def fig3(df, settings, out, profile):
                          "per seed SEM shortfall " + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in seed_gap.items()) + ")")
             details[scen] = {"EM": float(last["EM"]), "SEM": float(last["SEM"]), "rel_gap": float(gap),
                              "sem_rel_shortfall_per_seed": {int(k): float(v) for k, v in seed_gap.items()}}
+            if "EM_bad" in fin:  # reference: EM from SEM's bad start (not part of the verdict)
+                em_bad = ((fin["EM"] - fin["EM_bad"]) / fin["EM"].abs()).to_dict()
+                parts[-1] += (f"; reference, EM from the same bad start: {last['EM_bad']:.4f} (per seed shortfall "
+                              + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in em_bad.items()) + ")")
+                details[scen]["EM_bad"] = float(last["EM_bad"])
+                details[scen]["em_bad_rel_shortfall_per_seed"] = {int(k): float(v) for k, v in em_bad.items()}
         axes[0].set_ylabel("test log-likelihood per point")
-        axes[0].legend()
+        for ax in axes:
+            ax.legend(fontsize=7)
         n_seeds = df["seed"].nunique()
         fig.suptitle(f"ESCA Fig. 3: EM vs SEM, 2-D GMM, K = {settings['n_components']}, mean +- sd over {n_seeds} seeds")
+        fig.tight_layout(rect=(0, 0, 1, 0.95))
         savefig(fig, out)
     return dict(
         id="ESCA-Fig3", paper="esca",
@@ -152,7 +162,9 @@ def fig3(df, settings, out, profile):
         details=details,
         note=f"holds = final SEM test LL (mean over seeds) within {rel_tol:.0%} (relative) of EM's, or above it, in both "
              "scenarios. A seed whose SEM run from the bad start settles in a worse local optimum is a finding about "
-             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls). "
+             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls; run to 400 "
+             "iterations they moved by at most 0.6 points: 2.9% -> 3.4% for the worst seed). EM run from the same "
+             "bad start is shown as a reference (dashed; not in the paper, not part of the verdict). "
              "Generating parameters, priors and the bad initialisation are not stated in the paper (TARGETS proposals).",
     )
 
