@@ -17,7 +17,10 @@ footprint: the peak RSS during the fit minus the RSS at its baseline (after impo
 CSR corpus and, for our engines, a warm-up fit that loads the compiled kernels). The peak counter is
 restarted at the baseline through /proc/self/clear_refs. For tomotopy the increment includes its
 own copy of the corpus and its per-token assignments (that is how it stores a model); snapshots of
-the topic-word counts go to disk row by row so that they add nothing.
+the topic-word counts go to disk row by row so that they add nothing. ``numba_floor_peak_mib`` is the
+peak of a process that loads the same corpus and calls one trivial cached Numba kernel: the floor
+under any Numba engine (initialising Numba's CPU target costs ~60 MiB), and
+``peak_over_numba_floor_mib`` is how far our engines' peaks lie above it.
 
 Corpus: ``--corpus data/processed/<name>`` (train/test split of the processed corpus) or, by
 default, 20 Newsgroups bydate train/test counted from the mirror's raw text (English stop words,
