@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 HERE = Path(__file__).resolve()
+NUMBA_ENGINES = ("ESCA", "ESCA_plain", "CGS", "CVB0")  # ours: Numba kernels, warmed up before measuring
 
 
 # ---------------------------------------------------------------------------- workers (subprocess)
@@ -92,7 +93,7 @@ def _worker(args):
 
     snaps = _Snaps()
     n_tok = int(X.sum())
-    if args.engine in ("ESCA", "ESCA_plain", "CGS", "CVB0"):
+    if args.engine in NUMBA_ENGINES:
         import numba
 
         from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs
@@ -163,8 +164,7 @@ def _worker(args):
 
         pre_peak, base_rss = _reset_peak()
         _trivial(X.data)
-        state_mib, threads_used = float("nan"), 1
-        snaps.append(np.zeros((1, 1), np.float32)); times.append(0.0); iters.append(0)
+        state_mib, threads_used = float("nan"), 1  # no snapshots: only the peak is read
     elif args.engine == "lda":
         import lda
 
@@ -251,11 +251,12 @@ def _warm_kernel_cache(args, train, tmp):
     """Run each of our engines once on a small slice in its own process before any measurement, so
     that the measured processes load their kernels from Numba's on-disk cache instead of compiling
     them (a compile inflates the process peak RSS by ~80 MiB of LLVM memory and is not part of a
-    fit). The peers need no warm-up."""
+    fit); the Numba floor's trivial kernel too. The peers need no warm-up."""
     ours = sorted({(K, spec) for K in args.topics for spec in (args.engines if K <= 100 else args.big_k_engines)
-                   if spec.split(":")[0] in ("ESCA", "ESCA_plain", "CGS", "CVB0")})
+                   if spec.split(":")[0] in NUMBA_ENGINES})
     if not ours:
         return
+    ours.append((args.topics[0], "numba_floor:1"))
     wdir = Path(tmp) / "warm"  # its own directory: the snapshots of the measured runs stay clean
     wdir.mkdir()
     small = wdir / "warm.npz"
@@ -343,17 +344,17 @@ def main(argv=None):
                 print(f"[bench] {cname} K={K} {engine} t{threads}: {row['tokens_per_s'] / 1e6:.2f}M tok/s, "
                       f"LL {row['final_heldout_ll']:.4f}, peak {row['peak_rss_mib']:.0f} MiB "
                       f"(+{row['peak_increment_mib']:.1f} MiB over the baseline)", flush=True)
-        if any(spec.split(":")[0] in ("ESCA", "ESCA_plain", "CGS", "CVB0") for spec in args.engines):
-            # the floor of any Numba process (second run: its trivial kernel comes from the cache)
-            floor = [run_worker(sys.executable, "numba_floor", 1, train, args.topics[0], 0, 1, args.alpha, args.beta,
-                                args.seed, Path(tmp) / f"floor{i}") for i in range(2)]
-            if floor[-1] is not None:
-                numba_floor = floor[-1][0]["peak_rss_mib"]
+        if any(spec.split(":")[0] in NUMBA_ENGINES for spec in args.engines):
+            # the floor of any Numba process (its trivial kernel is in the cache since the warm-up)
+            floor = run_worker(sys.executable, "numba_floor", 1, train, args.topics[0], 0, 1, args.alpha, args.beta,
+                               args.seed, tmp)
+            if floor is not None:
+                numba_floor = floor[0]["peak_rss_mib"]
                 print(f"[bench] numba floor (python + numpy/scipy + this corpus + numba with one trivial cached "
                       f"kernel called): peak {numba_floor:.0f} MiB", flush=True)
     df = pd.DataFrame(rows)
     df["numba_floor_peak_mib"] = numba_floor
-    df["peak_over_numba_floor_mib"] = np.where(df.engine.isin(["ESCA", "ESCA_plain", "CGS", "CVB0"]),
+    df["peak_over_numba_floor_mib"] = np.where(df.engine.isin(NUMBA_ENGINES),
                                                df.peak_rss_mib - numba_floor, np.nan)
     tomo = df[df.engine == "tomotopy"].set_index(["K", "threads"])["tokens_per_s"]
     df["ratio_vs_tomotopy_same_threads"] = [
