@@ -192,12 +192,13 @@ def run_fig3_scenario(*, scenario, seed, n_components=30, n_train=100_000, n_tes
     X, Xte, true = make_gmm_data(n_components, n_train, n_test, seed=seed)
     rng = np.random.default_rng([seed, 1])
     good = init_params(X, n_components, "good", rng)
-    inits = {"EM": good, "SEM": good if scenario == "good" else init_params(X, n_components, "bad", rng)}
+    sem_init = good if scenario == "good" else init_params(X, n_components, "bad", rng)
+    runs = {"EM": ("EM", good), "SEM": ("SEM", sem_init)}  # series label -> (algorithm, initialisation)
     if scenario == "bad":
-        inits["EM_bad"] = inits["SEM"]
+        runs["EM_bad"] = ("EM", sem_init)
     rows = []
-    for method, init in inits.items():
-        _, hist = fit_em_sem(X, Xte, init, method.split("_")[0], n_iter, seed)
+    for method, (algorithm, init) in runs.items():
+        _, hist = fit_em_sem(X, Xte, init, algorithm, n_iter, seed)
         for h in hist:
             rows.append({"scenario": scenario, "seed": seed, "method": method, **h})
     df = pd.DataFrame(rows)

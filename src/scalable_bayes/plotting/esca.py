@@ -162,8 +162,8 @@ def fig3(df, settings, out, profile):
         details=details,
         note=f"holds = final SEM test LL (mean over seeds) within {rel_tol:.0%} (relative) of EM's, or above it, in both "
              "scenarios. A seed whose SEM run from the bad start settles in a worse local optimum is a finding about "
-             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls; run to 400 "
-             "iterations they moved by at most 0.6 points: 2.9% -> 3.4% for the worst seed). EM run from the same "
+             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls, and config/README.md "
+             "for a run with 4x the iterations). EM run from the same "
              "bad start is shown as a reference (dashed; not in the paper, not part of the verdict). "
              "Generating parameters, priors and the bad initialisation are not stated in the paper (TARGETS proposals).",
     )
