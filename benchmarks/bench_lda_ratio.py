@@ -1,7 +1,7 @@
 """Repeated, interleaved speed ratios of ESCA against tomotopy (tokens per second, same run).
 
     .venv/bin/python benchmarks/bench_lda_ratio.py --peer-python /tmp/peer_venv/bin/python \
-        [--corpus data/processed/wikipedia] [--topics 100] [--threads 1 2] [--repeats 5] [--iters 50]
+        [--corpus data/processed/wikipedia | --full-vocab] [--topics 100] [--threads 1 2] [--repeats 5] [--iters 50]
 
 One run of ``bench_lda.py`` times each engine once; on this shared 2-core VM one timing moves by
 +-20% (2-thread timings more: the second vCPU is not always ours). This script repeats the pair
@@ -29,6 +29,8 @@ import bench_lda  # noqa: E402
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--corpus", help="processed corpus directory (default: 20 Newsgroups from the mirror)")
+    p.add_argument("--full-vocab", action="store_true",
+                   help="20 Newsgroups with every word kept (bench_lda.build_news20(full_vocab=True))")
     p.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
     p.add_argument("--peer-python", default="/tmp/peer_venv/bin/python")
     p.add_argument("--topics", type=int, nargs="+", default=[100])
@@ -49,6 +51,9 @@ def main(argv=None):
     if args.corpus:
         train, _ = bench_lda.corpus_from_processed(Path(args.corpus), out / "corpus")
         cname = Path(args.corpus).name
+    elif args.full_vocab:
+        train, _ = bench_lda.build_news20(Path(args.mirror), out / "corpus_full_vocab", full_vocab=True)
+        cname = "news20_bydate_full_vocab"
     else:
         train, _ = bench_lda.build_news20(Path(args.mirror), out / "corpus")
         cname = "news20_bydate"
