@@ -103,22 +103,29 @@ def _worker(args):
         kw = {"sampler": "plain"} if args.engine == "ESCA_plain" else {}
         # warm-up fit on a slice, so that the compiled kernels are loaded before the baseline. ESCA's
         # kernels are compiled per compact count type, which the corpus's bounds choose (longest
-        # document, largest word total): the slice keeps the longest document and the warm-up
-        # estimator is given the full corpus's word-total bound (the hook distributed ESCA uses), so
-        # the measured fit calls the kernels loaded here (else it compiles its own inside the
-        # measurement: +86 MiB peak on 20NG with its full vocabulary, whose top word exceeds 2^16)
+        # document, word totals): the slice keeps the longest document and the warm-up estimator is
+        # given the full corpus's word totals (the hook distributed ESCA uses), so the measured fit
+        # calls the kernels loaded here (else it compiles its own inside the measurement: +86 MiB
+        # peak on 20NG with its full vocabulary, when a word above 2^16 tokens made W int32)
         lens = np.diff(X.indptr)
         rows = np.union1d(np.arange(min(200, X.shape[0])), [int(np.argmax(lens))])
         warm = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, n_threads=nt, seed=0, **kw)
         if args.engine in ("ESCA", "ESCA_plain"):
-            warm._max_word_total = int(np.bincount(X.indices, weights=X.data, minlength=X.shape[1]).max())
+            warm._word_totals = np.bincount(X.indices, weights=X.data, minlength=X.shape[1]).astype(np.int64)
         warm.fit(X[rows])
         del warm
         pre_peak, base_rss = _reset_peak()  # baseline: imports, corpus, compiled kernels
 
         def cb(est, rec):
-            counts = est._word_counts() if args.engine.startswith("ESCA") else est._Wc
-            snaps.append(counts.reshape(-1, K), word_major=True)
+            if args.engine.startswith("ESCA"):
+                # the count array itself (a view) plus the heavy words' rows, not _word_counts()'s
+                # merged int32 copy, which would add a V x K array to the measured memory
+                heavy = est._heavy
+                if heavy.size:
+                    np.savez(snap_dir / f"{len(times):04d}_H.npz", ids=heavy, rows=est._Wh.reshape(-1, K))
+                snaps.append(est._W[est._r].reshape(-1, K), word_major=True)
+            else:
+                snaps.append(est._Wc.reshape(-1, K), word_major=True)
             times.append(rec["wall_time"])
             iters.append(rec["iteration"])
 
@@ -261,7 +268,12 @@ def run_worker(python, engine, threads, train, K, iters, every, alpha, beta, see
     def _load(f):
         if f.suffix == ".f32":
             return np.fromfile(f, np.float32).reshape(K, V).astype(np.float64)
-        return (np.load(f).T if f.stem.endswith("_T") else np.load(f)).astype(np.float64)
+        W = (np.load(f).T if f.stem.endswith("_T") else np.load(f)).astype(np.float64)
+        h = f.with_name(f.stem.removesuffix("_T") + "_H.npz")  # ESCA's heavy words' rows, if any
+        if h.exists():
+            z = np.load(h)
+            W[:, z["ids"]] = z["rows"].T
+        return W
 
     snaps = (_load(f) for f in sorted(Path(str(snap) + ".d").iterdir()) if f.suffix in (".npy", ".f32"))
     return info, snaps, z["times"], z["iters"]

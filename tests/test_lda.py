@@ -89,13 +89,14 @@ def _one_plain_sweep_expectation(X, K, a, b, seed):
 
 
 @pytest.mark.parametrize("sampler,mode", [("sparse_alias", 0), ("sparse_alias", 1), ("sparse_alias", 2), ("plain", 0),
-                                          ("word", 2), ("word", -1), ("word", 0)])
+                                          ("word", 2), ("word", -1), ("word", 0), ("word_heavy", 2)])
 def test_esca_sweep_draws_from_frozen_conditional(small, sampler, mode):
     """z-test: over many seeds, the counts written by one sweep from a FIXED read buffer have the mean
     sum_tokens p(k | D, W, T) of eq. 20 (own topic not excluded). ``word``: the default engine's
     kernels (read buffer rebuilt from the dense counts, document counts in place), with ``mode`` the
     minimum number of topics of a dense word row: 2 (mixed dense and sparse rows), -1 (sparse rows
-    only) or 0 (dense rows only)."""
+    only) or 0 (dense rows only). ``word_heavy``: mixed rows, and the most frequent third of the
+    words heavy (int32 rows of their own, as words of 2^16+ tokens are)."""
     _ztest_one_sweep(small, 3, sampler, mode)
 
 
@@ -132,26 +133,37 @@ def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
         Ww = np.zeros_like(Wr)
         Tp = np.zeros_like(m._Tpriv)
         Dr = tuple(x.copy() for x in D0)  # read buffer, also the in-place write buffer
-        if sampler == "word":
+        if sampler.startswith("word"):
             Wd = Wr.copy()
+            hslot = np.full(V, -1, np.int32)
+            if sampler == "word_heavy":
+                heavy = np.argsort(-np.asarray(small.sum(0)).ravel(), kind="stable")[: V // 3]
+                hslot[heavy] = np.arange(heavy.size)
+                Wh = Wd.reshape(V, K)[heavy].astype(np.int32).ravel()  # their counts move to rows of their own
+                Wd.reshape(V, K)[heavy] = 0
+            else:
+                heavy, Wh = np.empty(0, np.int64), np.empty(0, np.int32)
             wptr = np.zeros(V + 1, np.int64)
             nobits = np.zeros(1, np.uint64)
             dslot = np.empty(V, np.int32)
             dmin = K + 1 if mode < 0 else mode
             Kp = (K + 7) // 8 * 8
-            nnz, nd = kern.esca_word_nnz(Wd, K, V, wptr, nobits, 1, False, dslot, dmin)
+            nnz, nd = kern.esca_word_nnz(Wd, K, V, wptr, nobits, 1, False, dslot, dmin, hslot)
             if rep == 0 and mode == 2:
-                assert 0 < nd < V  # mixed rows
+                assert 0 < nd < V - heavy.size and nnz > 0  # mixed rows
+                np.testing.assert_array_equal(dslot[heavy], -2 - np.arange(heavy.size))
             wtop, wcoef, Wdn = np.empty(nnz, np.int16), np.empty(nnz), np.empty(nd * Kp, Wd.dtype)
+            Whn = np.empty(heavy.size * Kp, np.int32)
             invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
             S = kern.esca_word_tables(Wd, m._T, K, V, a, b, invT, sp_, sa, sw, wptr, wtop, wcoef, nobits, 1, False,
-                                      dslot, Wdn, Kp)
-            assert not Wd.any()
+                                      dslot, Wdn, Kp, Wh, Whn)
+            assert not Wd.any() and not Wh.any()
             assert np.all(np.diff(wcoef[wptr[0]:wptr[1]]) <= 0)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, m._chunks, K, a, b, 1000 + rep, 1, m._dptr, Dr[0],
                                  Dr[1], Dr[2], Wd, Tp, invT, sp_, sa, S, wptr, wtop, wcoef, False, nobits, 1, False,
-                                 dslot, Wdn, Kp)
-            Ww = Wd
+                                 dslot, Wdn, Kp, Wh, Whn)
+            Ww = Wd.astype(np.int64)
+            Ww.reshape(V, K)[heavy] = Wh.reshape(-1, K)
         elif sampler == "sparse_alias":
             wcap = C.n_tokens
             wptr, wtop, wcoef = np.zeros(V + 1, np.int64), np.empty(wcap, np.int32), np.empty(wcap)
@@ -232,11 +244,11 @@ def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
         b = bits.ravel().copy()
         wptr = np.zeros(V + 1, np.int64)
         dslot = np.empty(V, np.int32)
-        nnz, nd = kern.esca_word_nnz(W, K, V, wptr, b, m._kw, use_bits, dslot, dmin)
+        nnz, nd = kern.esca_word_nnz(W, K, V, wptr, b, m._kw, use_bits, dslot, dmin, m._hslot)
         wtop, wcoef, Wdn = np.empty(nnz, np.int16), np.empty(nnz), np.empty(nd * Kp, W.dtype)
         invT, sp_, sa, sw = np.empty(K), np.empty(K), np.empty(K, np.int32), np.empty(K, np.int32)
         S = kern.esca_word_tables(W, m._T, K, V, 0.3, 0.1, invT, sp_, sa, sw, wptr, wtop, wcoef, b, m._kw, use_bits,
-                                  dslot, Wdn, Kp)
+                                  dslot, Wdn, Kp, m._Wh.copy(), m._Whn.copy())
         assert not W.any()
         assert b.any() != use_bits  # the bitmap is consumed only when it is used
         # dense rows: the words with >= dmin topics, in word order, holding their counts (zero-padded)
@@ -261,6 +273,45 @@ def test_esca_counts_consistent(corpus):
     np.testing.assert_array_equal(np.asarray(D.sum(1)).ravel(), np.asarray(Xtr.sum(1)).ravel())
     np.testing.assert_allclose(W.sum(0), np.asarray(Xtr.sum(0)).ravel())
     np.testing.assert_array_equal(np.asarray(D.sum(0)).ravel(), m.topic_counts_)
+    np.testing.assert_allclose(W.sum(1), m.topic_counts_)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_heavy_word_rows_draw_exactly_as_dense_rows(corpus, n_threads):
+    """A heavy word (int32 count rows of its own) is drawn from the same dense conditional as a dense
+    uint16 row: with every word dense (dense_min_topics=0), moving any set of words to the heavy rows
+    changes no draw (initialisation, tables, sweep; atomic adds on 2 threads)."""
+    Xtr, _, _ = corpus
+    kw = dict(n_topics=11, doc_topic_prior=0.3, n_iter=4, seed=5, n_threads=n_threads, dense_min_topics=0)
+    ref = ESCA(**kw).fit(Xtr)
+    assert ref._heavy.size == 0 and ref._W[0].dtype == np.uint16
+    tot = np.asarray(Xtr.sum(0)).ravel()
+    for thr in (2, int(np.median(tot)) + 1):
+        m = ESCA(**kw)
+        m._heavy_min_total = thr
+        m.fit(Xtr)
+        assert 0 < m._heavy.size < Xtr.shape[1]
+        np.testing.assert_array_equal(m._heavy, np.flatnonzero(tot >= thr))
+        assert not m._W[0].reshape(-1, 11)[m._heavy].any()  # their counts live in the int32 rows
+        np.testing.assert_array_equal(m.components_, ref.components_)
+        np.testing.assert_array_equal(m.doc_topic_counts_.toarray(), ref.doc_topic_counts_.toarray())
+        np.testing.assert_array_equal(m._word_counts().reshape(-1, 11), ref._word_counts().reshape(-1, 11))
+
+
+def test_word_above_uint16_keeps_exact_counts():
+    """A word with more than 2^16 tokens becomes heavy on its own; its counts exceed the uint16 range
+    of the other words' counts and stay exact (every word's counts sum to its token count)."""
+    rng = np.random.default_rng(0)
+    M, V = 200, 30
+    Xd = rng.poisson(3.0, size=(M, V)).astype(np.int32)
+    Xd[:, 0] = 700  # 140,000 tokens of word 0: with K = 2 one topic holds more than 2^16 of them
+    X = sp.csr_matrix(Xd)
+    m = ESCA(n_topics=2, doc_topic_prior=0.5, n_iter=3, seed=0, n_threads=1).fit(X)
+    assert list(m._heavy) == [0] and m._W[0].dtype == np.uint16 and m._Wh.dtype == np.int32
+    W = m.components_ - m.topic_word_prior
+    assert W[:, 0].max() > 2**16
+    np.testing.assert_allclose(W.sum(0), Xd.sum(0))
+    np.testing.assert_array_equal(m._word_counts().reshape(-1, 2).sum(1), Xd.sum(0))
     np.testing.assert_allclose(W.sum(1), m.topic_counts_)
 
 
@@ -367,7 +418,8 @@ def test_default_dense_rows_take_no_more_memory_than_sparse_rows(K):
     # the layout of the next sweep from the current counts
     V = nnz.size
     wptr, dslot = np.zeros(V + 1, np.int64), np.empty(V, np.int32)
-    _, nd = kern.esca_word_nnz(m._W[0].copy(), K, V, wptr, np.zeros(1, np.uint64), 1, False, dslot, m._dense_min)
+    _, nd = kern.esca_word_nnz(m._W[0].copy(), K, V, wptr, np.zeros(1, np.uint64), 1, False, dslot, m._dense_min,
+                               m._hslot)
     assert 0 < nd < V and nd == (nnz >= m._dense_min).sum()
     assert nd * dense_row <= nnz[dslot >= 0].sum() * per_topic
 

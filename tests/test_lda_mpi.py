@@ -31,6 +31,7 @@ def test_mpiexec_two_ranks_equals_single_process():
     assert out.returncode == 0, out.stderr[-3000:]
     assert "MPI-OK sparse_alias ranks=2" in out.stdout, out.stdout + out.stderr[-2000:]
     assert "MPI-OK plain ranks=2" in out.stdout
+    assert "MPI-OK heavy ranks=2" in out.stdout
 
 
 def test_shard_bounds_balanced():
@@ -52,16 +53,24 @@ def _mpi_main(tests_dir):
     X, _, _ = naive.synthetic_lda(n_docs=300, n_words=120, n_topics=5, doc_len=40, seed=7)
     Xtr, Xte = X[:250], X[250:]
     comm = MPI.COMM_WORLD
-    for sampler in ("sparse_alias", "plain"):
+    # "heavy": the words of 100+ tokens keep int32 rows of their own (as words of 2^16+ tokens do),
+    # chosen from the global totals and summed across the ranks like the other counts
+    for label, sampler, heavy_min in (("sparse_alias", "sparse_alias", None), ("plain", "plain", None),
+                                      ("heavy", "sparse_alias", 100)):
         d = DistributedESCA(n_topics=6, n_iter=6, seed=3, n_threads=1, comm=comm, sampler=sampler, evaluate_every=3)
+        s = ESCA(n_topics=6, n_iter=6, seed=3, n_threads=2, sampler=sampler, evaluate_every=3)
+        if heavy_min is not None:
+            d._heavy_min_total = s._heavy_min_total = heavy_min
         d.fit(Xtr, X_heldout=Xte)
+        if heavy_min is not None:
+            assert 0 < d._heavy.size < Xtr.shape[1], d._heavy.size
         if comm.rank == 0:
-            s = ESCA(n_topics=6, n_iter=6, seed=3, n_threads=2, sampler=sampler, evaluate_every=3)
             s.fit(Xtr, X_heldout=Xte)
+            np.testing.assert_array_equal(d._heavy, s._heavy)
             np.testing.assert_array_equal(d.components_, s.components_)
             assert [h["heldout_ll"] for h in d.history_] == [h["heldout_ll"] for h in s.history_]
             assert d.shard_[0] == 0 and d.shard_[1] < Xtr.shape[0]
-            print(f"MPI-OK {sampler} ranks={comm.size} ll={d.history_[-1]['heldout_ll']:.6f}", flush=True)
+            print(f"MPI-OK {label} ranks={comm.size} ll={d.history_[-1]['heldout_ll']:.6f}", flush=True)
 
 
 if __name__ == "__main__":

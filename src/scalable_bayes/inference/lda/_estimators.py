@@ -312,7 +312,9 @@ class ESCA(_LDABase):
     for the others, never larger than all-sparse rows with the default ``dense_min_topics``; in
     compact types chosen from bounds
     (uint8 topic ids for K <= 256, int16 document counts when documents have < 2^15 tokens, uint16
-    topic-word counts when every word occurs < 2^16 times); no per-token assignment is stored. On one
+    topic-word counts; the heavy words that occur 2^16 times or more, a few stop words in a raw
+    corpus, keep their counts in int32 rows of their own and always read them dense); no per-token
+    assignment is stored. On one
     thread the sweep also marks the counts it writes in a V x K bitmap (K/8 bytes a word), so that the
     next iteration's read buffer is built from nnz(W) counts instead of a scan of all V x K. The
     ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays).
@@ -329,6 +331,9 @@ class ESCA(_LDABase):
     # elsewhere). Not with several threads: measured on 20NG at K = 100 (6 paired runs), an atomic OR
     # of each first count cost ~7% more than the (parallel) scan it saves
     _track_touched = True
+    # a word with at least this many tokens is "heavy": its counts can exceed uint16, so they live in
+    # int32 rows of their own (word decomposition; lowered by the tests to exercise that path)
+    _heavy_min_total = 2**16
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
                  seed=0, *, sampler="sparse_alias", decomposition="word", dense_min_topics=None, evaluate_every=0,
@@ -363,10 +368,28 @@ class ESCA(_LDABase):
         max_len = int(C.doc_len.max()) if C.n_docs else 0
         cdt = np.int16 if max_len <= np.iinfo(np.int16).max else np.int32
         ndt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
-        wmax = getattr(self, "_max_word_total", None)
-        if wmax is None:
-            wmax = int(kern.col_sums(C.indices, C.cnt, V).max()) if C.indices.size else 0
-        wdt = np.uint16 if wmax <= np.iinfo(np.uint16).max else np.int32
+        # word totals bound W_kv; a shard (distributed ESCA) is given the global totals
+        wtot = getattr(self, "_word_totals", None)
+        if wtot is None:
+            wtot = kern.col_sums(C.indices, C.cnt, V)
+        wmax = int(wtot.max()) if wtot.size else 0
+        self._word_mode = self.sampler == "sparse_alias" and self.decomposition == "word"
+        if self._word_mode:
+            # uint16 counts for every word but the heavy ones (2^16 or more tokens: a few stop words
+            # in a raw corpus, more at paper scale), whose counts live in int32 rows of their own
+            if not 2 <= self._heavy_min_total <= 2**16:
+                raise ValueError("_heavy_min_total must lie in [2, 2^16]")
+            heavy = np.flatnonzero(wtot >= self._heavy_min_total)
+            wdt = np.uint16
+        else:
+            heavy = np.empty(0, np.int64)
+            wdt = np.uint16 if wmax <= np.iinfo(np.uint16).max else np.int32
+        self._heavy = heavy
+        self._hslot = np.full(V, -1, np.int32)
+        self._hslot[heavy] = np.arange(heavy.size, dtype=np.int32)
+        self._Kp = (K + 7) // 8 * 8
+        self._Wh = np.zeros(heavy.size * K, np.int32)  # write rows of the heavy words
+        self._Whn = np.zeros(heavy.size * self._Kp, np.int32)  # their dense read rows
         cap = np.minimum(C.doc_len, K)
         self._dptr = np.zeros(C.n_docs + 1, np.int64)
         np.cumsum(cap, out=self._dptr[1:])
@@ -374,7 +397,6 @@ class ESCA(_LDABase):
         # ONE buffer of the sparse document-topic counts: document m's counts are read only by
         # document m, so each sweep reads them whole and overwrites them in place afterwards
         self._D = (np.zeros(ncap, tdt), np.zeros(ncap, cdt), np.zeros(C.n_docs, ndt))
-        self._word_mode = self.sampler == "sparse_alias" and self.decomposition == "word"
         # word decomposition: ONE dense V x K count array (written by the sweep) plus the compact
         # sparse read buffer (wptr, wtop, wcoef) rebuilt from it at the start of each iteration;
         # the other samplers read a dense copy: two dense buffers, read r and write 1 - r
@@ -398,7 +420,6 @@ class ESCA(_LDABase):
             # dense read rows (counts, K padded to a multiple of 8) for the words with at least
             # dense_min topics; by default the smallest count at which a dense row takes no more
             # memory than the sparse row it replaces (one topic id + one float64 per nonzero count)
-            self._Kp = (K + 7) // 8 * 8
             dmin = self.dense_min_topics
             if dmin is None:
                 dmin = -(-self._Kp * np.dtype(wdt).itemsize // (np.dtype(tdt).itemsize + 8))
@@ -423,7 +444,7 @@ class ESCA(_LDABase):
             self._wwork = np.empty(acap, np.int32)
         d = self._D
         kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, int(self.seed), self._dptr, d[0], d[1], d[2],
-                       self._W[0], self._Tpriv, self._doc_offset)
+                       self._W[0], self._Tpriv, self._hslot, self._Wh, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = 0
         self._C = C
@@ -438,7 +459,8 @@ class ESCA(_LDABase):
             # the bitmap holds the counts of the previous sweep (not those of the initialisation)
             use_bits = self._track and it > 1
             Kp = self._Kp
-            nnz, nd = kern.esca_word_nnz(Wd, K, V, self._wptr, bits, kw, use_bits, self._dslot, self._dense_min)
+            nnz, nd = kern.esca_word_nnz(Wd, K, V, self._wptr, bits, kw, use_bits, self._dslot, self._dense_min,
+                                         self._hslot)
             if _resize(self._wtop.size, nnz):
                 self._wtop = self._wcoef = None
                 self._wtop = np.empty(_padded(nnz), self._D[0].dtype)
@@ -449,11 +471,12 @@ class ESCA(_LDABase):
                 self._Wdn = np.empty(_padded(nd * Kp, Kp), dt)
             S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias,
                                       self._s_work, self._wptr, self._wtop, self._wcoef, bits, kw, use_bits,
-                                      self._dslot, self._Wdn, Kp)
+                                      self._dslot, self._Wdn, Kp, self._Wh, self._Whn)
             kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
                                  self._dptr, D[0], D[1], D[2], Wd, self._Tpriv, self._invT, self._s_prob,
                                  self._s_alias, S, self._wptr, self._wtop, self._wcoef, self._use_atomic,
-                                 bits, kw, self._track, self._dslot, self._Wdn, Kp, self._doc_offset)
+                                 bits, kw, self._track, self._dslot, self._Wdn, Kp, self._Wh, self._Whn,
+                                 self._doc_offset)
             kern.reduce_rows(self._Tpriv, self._T)
             return
         r, w = self._r, 1 - self._r
@@ -477,13 +500,22 @@ class ESCA(_LDABase):
         self._r = w
 
     def _word_counts(self) -> np.ndarray:
-        """The current topic-word counts W_kv as the flat word-major V x K array (a view, no copy)."""
-        return self._W[self._r]
+        """The current topic-word counts W_kv as the flat word-major V x K array: a view when no word is
+        heavy, else an int32 copy with the heavy words' rows filled in."""
+        W = self._W[self._r]
+        if self._heavy.size == 0:
+            return W
+        K = int(self.n_topics)
+        out = W.astype(np.int32)
+        out.reshape(-1, K)[self._heavy] = self._Wh.reshape(-1, K)
+        return out
 
     def _topic_counts(self) -> np.ndarray:
         K = int(self.n_topics)
-        W = self._word_counts().reshape(-1, K)
-        return W.T.astype(np.float64) + float(self.topic_word_prior)
+        out = self._W[self._r].reshape(-1, K).T.astype(np.float64)
+        if self._heavy.size:
+            out[:, self._heavy] = self._Wh.reshape(-1, K).T
+        return out + float(self.topic_word_prior)
 
     @property
     def topic_counts_(self) -> np.ndarray:
@@ -505,7 +537,7 @@ class ESCA(_LDABase):
     def state_nbytes(self) -> int:
         """Bytes of the sampler state (document-topic counts, topic-word counts, T, draw tables and
         word-bucket read buffer); excludes the corpus."""
-        arrs = list(self._D) + self._W + [self._bits, self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
+        arrs = list(self._D) + self._W + [self._Wh, self._Whn, self._hslot, self._bits, self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
                                           self._s_work, self._wptr, self._wtop, self._wprob, self._walias,
                                           self._wwork, self._wmass, self._wcoef, self._dptr,
                                           self._dslot, self._Wdn]

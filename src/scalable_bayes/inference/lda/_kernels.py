@@ -203,9 +203,12 @@ def draw_alias(u, prob, alias, offset, n):
 
 
 @njit(parallel=True, cache=True)
-def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, doc_offset=0):
+def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh,
+              doc_offset=0):
     """Uniform random initial topics (Alg. 1, t = 0); fills D (sparse), W (atomic adds), Tpriv.
-    ``doc_offset``: global index of local document 0 (keys the random streams of a shard)."""
+    A heavy word (``hslot[v]`` = h >= 0) is counted in its own int32 row ``Wh[h K : (h + 1) K]``
+    instead of W. ``doc_offset``: global index of local document 0 (keys the random streams of a
+    shard)."""
     K = n_topics
     n_chunks = chunks.shape[0] - 1
     for c in prange(n_chunks):
@@ -216,6 +219,7 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
             nt = 0
             for e in range(indptr[m], indptr[m + 1]):
                 v = indices[e]
+                h = hslot[v]
                 for _ in range(cnt[e]):
                     st, u = next_uniform(st)
                     k = int(u * K)
@@ -225,7 +229,10 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
                         touched[nt] = k
                         nt += 1
                     scratch[k] += 1
-                    atomic_add(W, v * K + k, np.int32(1))
+                    if h >= 0:
+                        atomic_add(Wh, h * K + k, np.int32(1))
+                    else:
+                        atomic_add(W, v * K + k, np.int32(1))
             base = dptr[m]
             dnnz[m] = nt
             for i in range(nt):
@@ -446,13 +453,15 @@ _PREFETCH_AHEAD = 3
 
 
 @njit(parallel=True, cache=True)
-def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_min):
+def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_min, hslot):
     """Layout of the read buffer of the next sweep from the dense counts ``Wd`` (V x K, word-major).
 
     A word with at least ``dense_min`` nonzero counts gets a DENSE row (``dslot[v]`` = its row among
     the dense rows, in word order); the others a sparse row of their nonzero topics (``dslot[v]`` =
-    -1; ``wptr[v + 1] - wptr[v]`` = its number of nonzero counts, 0 for dense words). Returns (nnz
-    of the sparse rows, number of dense rows).
+    -1; ``wptr[v + 1] - wptr[v]`` = its number of nonzero counts, 0 for dense words). A heavy word
+    (``hslot[v]`` = h >= 0: its counts live in int32 rows of their own, see :func:`esca_word_tables`)
+    always reads a dense row of those: ``dslot[v]`` = -2 - h. Returns (nnz of the sparse rows,
+    number of dense rows of ``Wd``).
 
     With ``use_bits`` the counts are not scanned: the bitmap ``bits`` that :func:`esca_word_sweep`
     keeps with ``track`` (bit k of word v's ``kw`` 64-bit words set iff W_kv > 0) gives them by
@@ -461,7 +470,9 @@ def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_
     V = n_words
     for v in prange(V):
         n = 0
-        if use_bits:
+        if hslot[v] >= 0:
+            pass  # a heavy word's row of Wd is never written
+        elif use_bits:
             for j in range(kw):
                 n += popcount64(bits[v * kw + j])
         else:
@@ -471,7 +482,10 @@ def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_
     nd = 0
     for v in range(V):
         n = wptr[v + 1]
-        if n >= dense_min:
+        if hslot[v] >= 0:
+            dslot[v] = -2 - hslot[v]
+            n = 0
+        elif n >= dense_min:
             dslot[v] = nd
             nd += 1
             n = 0
@@ -515,14 +529,15 @@ def _take_count(Wd, i, k, invT, wtop, wcoef, p):
 
 @njit(parallel=True, cache=True)
 def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wcoef,
-                     bits, kw, use_bits, dslot, Wdn, Kp):
+                     bits, kw, use_bits, dslot, Wdn, Kp, Wh, Whn):
     """Read buffer of one ESCA iteration in the word decomposition, built from the dense counts
     ``Wd`` of the previous iteration, which are then ZEROED (``Wd`` becomes the write buffer).
 
     Fills invT_k = 1/(T_k + V beta), the alias table of the smoothing bucket alpha beta invT_k
     (``s_*``; returns its mass S) and, per word, its read row in the layout of
     :func:`esca_word_nnz`. A dense word (``dslot[v]`` = d >= 0) gets a copy of its K counts in
-    ``Wdn[d Kp : d Kp + K]`` (zero-padded to ``Kp``, a multiple of 8). A sparse word (offsets
+    ``Wdn[d Kp : d Kp + K]`` (zero-padded to ``Kp``, a multiple of 8); a heavy word (``dslot[v]`` =
+    -2 - h) likewise from its int32 write row ``Wh[h K :]`` into ``Whn[h Kp :]``, zeroing ``Wh``. A sparse word (offsets
     ``wptr``) gets its nonzero topics ``wtop`` with coefficients ``wcoef`` = W_kv invT_k, sorted by decreasing
     coefficient (stable, so the order does not depend on the thread count): the draw's linear
     search then stops early. The nonzero counts are found by a scan of all V x K counts, or, with
@@ -535,6 +550,14 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     S = _smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
     for v in prange(V):
         d = dslot[v]
+        if d <= -2:
+            h = -2 - d
+            for k in range(K):
+                Whn[h * Kp + k] = Wh[h * K + k]
+                Wh[h * K + k] = 0
+            for k in range(K, Kp):
+                Whn[h * Kp + k] = 0
+            continue
         if d >= 0:
             for k in range(K):
                 Wdn[d * Kp + k] = Wd[v * K + k]
@@ -587,11 +610,45 @@ def _count_draw(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw
     return nt
 
 
+@njit(inline="always", cache=True)
+def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, nrow, fbeta, K, jmax, scratch, touched, nt, Ww, row,
+                 use_atomic, track, bits, v, kw):
+    """Draw the ``n_tok`` tokens of one (document, word) entry from a DENSE read row (counts
+    ``src[off : off + Kp]``, uint16 or int32) and count them into ``Ww[row :]``: the whole conditional
+    p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in <8 x float32> code (:func:`dense_row8`), then per
+    token inverse CDF over the eight column sums (topics k = 8 r + j form column j) and down the
+    chosen column. Returns (stream, new length of ``touched``)."""
+    dense_row8(ddf, src, off, pf, bsum, nrow, fbeta)
+    Z = 0.0
+    for j in range(8):
+        Z += bsum[j]
+        bcum[j] = Z
+    for _ in range(n_tok):
+        st, u = next_uniform(st)
+        u *= Z
+        # column: number of running column sums <= u (branch-free), then down it
+        j = 0
+        for jj in range(7):
+            j += bcum[jj] <= u
+        if j > jmax:
+            j = jmax
+        acc = bcum[j] - bsum[j]
+        r = 0
+        rmax = (K - 1 - j) >> 3
+        while r < rmax:
+            acc += pf[r * 8 + j]
+            if acc > u:
+                break
+            r += 1
+        nt = _count_draw(r * 8 + j, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+    return st, nt
+
+
 @njit(parallel=True, cache=True, fastmath={"reassoc", "nsz", "contract"})
 def esca_word_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
-    dslot, Wdn, Kp, doc_offset=0,
+    dslot, Wdn, Kp, Wh, Whn, doc_offset=0,
 ):
     """One ESCA iteration (Alg. 1, eq. 20) in the three-bucket decomposition of the frozen conditional
 
@@ -603,9 +660,11 @@ def esca_word_sweep(
     word with a dense read row (``dslot[v]`` = d >= 0: its counts in ``Wdn[d Kp :]``) the whole
     conditional p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in single precision, eight topics per
     vector instruction (:func:`dense_row8`), drawn by inverse CDF over the eight column sums (topics
-    k = 8 r + j form column j) and then down the chosen column. The read counts are those of the
-    previous iteration; drawn topics are counted into the zeroed dense ``Ww`` (atomic adds when
-    ``use_atomic``) and ``Tpriv`` (one row per chunk).
+    k = 8 r + j form column j) and then down the chosen column (:func:`_dense_entry`). A heavy word
+    (``dslot[v]`` = -2 - h) is drawn the same way from its int32 read row ``Whn[h Kp :]`` and counted
+    into its int32 write row ``Wh[h K :]``. The read counts are those of the previous iteration; drawn
+    topics are counted into the zeroed dense ``Ww`` / ``Wh`` (atomic adds when ``use_atomic``) and
+    ``Tpriv`` (one row per chunk).
 
     The document-topic counts are updated IN PLACE: document m's counts are read only by document
     m, so they are read whole (into a dense scratch) before its tokens are drawn and overwritten with
@@ -640,6 +699,7 @@ def esca_word_sweep(
         fbeta = np.float32(beta)
         jmax = min(7, K - 1)
         pf_step = max(1, 64 // Wdn.itemsize)  # elements per 64-byte cache line of a dense row
+        pf_step_h = max(1, 64 // Whn.itemsize)
         e_end = indptr[chunks[c + 1]]
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, iteration, doc_offset + m)
@@ -664,6 +724,10 @@ def esca_word_sweep(
                         for q in range(0, Kp, pf_step):
                             prefetch_read(Wdn, d2 * Kp + q)
                         prefetch_write(Ww, v2 * K)
+                    elif d2 <= -2:
+                        for q in range(0, Kp, pf_step_h):
+                            prefetch_read(Whn, (-2 - d2) * Kp + q)
+                        prefetch_write(Wh, (-2 - d2) * K)
                     else:
                         o2 = wptr[v2]
                         if wptr[v2 + 1] > o2:
@@ -674,29 +738,13 @@ def esca_word_sweep(
                 row = v * K
                 d = dslot[v]
                 if d >= 0:
-                    dense_row8(ddf, Wdn, d * Kp, pf, bsum, nrow, fbeta)
-                    Z = 0.0
-                    for j in range(8):
-                        Z += bsum[j]
-                        bcum[j] = Z
-                    for _ in range(cnt[e]):
-                        st, u = next_uniform(st)
-                        u *= Z
-                        # column: number of running column sums <= u (branch-free), then down it
-                        j = 0
-                        for jj in range(7):
-                            j += bcum[jj] <= u
-                        if j > jmax:
-                            j = jmax
-                        acc = bcum[j] - bsum[j]
-                        r = 0
-                        rmax = (K - 1 - j) >> 3
-                        while r < rmax:
-                            acc += pf[r * 8 + j]
-                            if acc > u:
-                                break
-                            r += 1
-                        nt = _count_draw(r * 8 + j, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+                    st, nt = _dense_entry(cnt[e], st, ddf, Wdn, d * Kp, pf, bsum, bcum, nrow, fbeta, K, jmax,
+                                          scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+                    continue
+                if d <= -2:
+                    h = -2 - d
+                    st, nt = _dense_entry(cnt[e], st, ddf, Whn, h * Kp, pf, bsum, bcum, nrow, fbeta, K, jmax,
+                                          scratch, touched, nt, Wh, h * K, use_atomic, False, bits, v, kw)
                     continue
                 wo = wptr[v]
                 wn = wptr[v + 1] - wo

@@ -102,16 +102,22 @@ class DistributedESCA(ESCA):
         self.n_ranks_ = comm.size
         self._doc_offset = lo
         self._table_tokens = C.n_tokens  # the draw tables are built from the global W
-        self._max_word_total = int(kern.col_sums(C.indices, C.cnt, C.n_words).max())  # bound of global W_kv
+        # global word totals: they bound the global W_kv and choose the heavy words, alike on every rank
+        self._word_totals = kern.col_sums(C.indices, C.cnt, C.n_words)
         self._Cloc = _Shard(C, lo, hi)
         super()._init_state(self._Cloc)
-        self._allreduce(self._W[0])
+        self._reduce_counts(self._W[0])
+
+    def _reduce_counts(self, W):
+        """Sum the ranks' topic-word counts (and the heavy words' rows) and topic totals in place."""
+        self._allreduce(W)
+        if self._Wh.size:
+            self._allreduce(self._Wh)
         self._allreduce(self._T)
 
     def _iterate(self, C: CorpusArrays, it: int):
         super()._iterate(self._Cloc, it)
-        self._allreduce(self._W[self._r])
-        self._allreduce(self._T)
+        self._reduce_counts(self._W[self._r])
 
 
 def main(argv=None):
