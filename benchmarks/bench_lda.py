@@ -316,7 +316,7 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", help="processed corpus directory (default: 20 Newsgroups from the mirror)")
     p.add_argument("--full-vocab", action="store_true",
-                   help="20 Newsgroups with every word kept (CountVectorizer defaults) instead of the filtered vocabulary")
+                   help="20 Newsgroups with every word kept (CountVectorizer defaults), not the filtered vocabulary")
     p.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
     p.add_argument("--peer-python", default="/tmp/peer_venv/bin/python")
     p.add_argument("--engines", nargs="+",

@@ -310,14 +310,14 @@ class ESCA(_LDABase):
     topic-word count array (the write buffer) plus the read buffer: dense count rows for the words
     with many topics, the compact sparse rows of the word bucket (nonzero topics and coefficients)
     for the others, never larger than all-sparse rows with the default ``dense_min_topics``; in
-    compact types chosen from bounds
-    (uint8 topic ids for K <= 256, int16 document counts when documents have < 2^15 tokens, uint16
-    topic-word counts; the heavy words that occur 2^16 times or more, a few stop words in a raw
-    corpus, keep their counts in int32 rows of their own and always read them dense); no per-token
-    assignment is stored. On one
-    thread the sweep also marks the counts it writes in a V x K bitmap (K/8 bytes a word), so that the
-    next iteration's read buffer is built from nnz(W) counts instead of a scan of all V x K. The
-    ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays).
+    compact types chosen from bounds (uint8 topic ids for K <= 256, int16 document counts when
+    documents have < 2^15 tokens, uint16 topic-word counts; the heavy words that occur 2^16 times or
+    more, a few stop words in a raw corpus, keep their counts in int32 rows of their own and always
+    read them dense); no per-token assignment is stored. On one thread the sweep also marks the
+    counts it writes in a V x K bitmap (K/8 bytes a word), so that the next iteration's read buffer
+    is built from nnz(W) counts instead of a scan of all V x K. The ``doc``/``auto`` decompositions
+    and ``plain`` read a dense copy of W (two V x K arrays), uint16 when every word occurs fewer
+    than 2^16 times, else int32.
 
     Attributes
     ----------
@@ -537,10 +537,10 @@ class ESCA(_LDABase):
     def state_nbytes(self) -> int:
         """Bytes of the sampler state (document-topic counts, topic-word counts, T, draw tables and
         word-bucket read buffer); excludes the corpus."""
-        arrs = list(self._D) + self._W + [self._Wh, self._Whn, self._hslot, self._bits, self._Tpriv, self._T, self._invT, self._s_prob, self._s_alias,
-                                          self._s_work, self._wptr, self._wtop, self._wprob, self._walias,
-                                          self._wwork, self._wmass, self._wcoef, self._dptr,
-                                          self._dslot, self._Wdn]
+        arrs = list(self._D) + self._W + [self._Wh, self._Whn, self._hslot, self._bits, self._Tpriv, self._T,
+                                          self._invT, self._s_prob, self._s_alias, self._s_work, self._wptr,
+                                          self._wtop, self._wprob, self._walias, self._wwork, self._wmass,
+                                          self._wcoef, self._dptr, self._dslot, self._Wdn]
         return int(sum(a.nbytes for a in arrs if a is not None))
 
 

@@ -537,13 +537,13 @@ def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alia
     (``s_*``; returns its mass S) and, per word, its read row in the layout of
     :func:`esca_word_nnz`. A dense word (``dslot[v]`` = d >= 0) gets a copy of its K counts in
     ``Wdn[d Kp : d Kp + K]`` (zero-padded to ``Kp``, a multiple of 8); a heavy word (``dslot[v]`` =
-    -2 - h) likewise from its int32 write row ``Wh[h K :]`` into ``Whn[h Kp :]``, zeroing ``Wh``. A sparse word (offsets
-    ``wptr``) gets its nonzero topics ``wtop`` with coefficients ``wcoef`` = W_kv invT_k, sorted by decreasing
-    coefficient (stable, so the order does not depend on the thread count): the draw's linear
-    search then stops early. The nonzero counts are found by a scan of all V x K counts, or, with
-    ``use_bits``, through the bitmap of :func:`esca_word_sweep` (cleared on the way): O(V kw +
-    nnz(W)) instead of O(V K). Both visit a row's topics in increasing order, so both give the same
-    tables. Plus O(nnz(W) log) for the sort.
+    -2 - h) likewise from its int32 write row ``Wh[h K :]`` into ``Whn[h Kp :]``, zeroing ``Wh``.
+    A sparse word (offsets ``wptr``) gets its nonzero topics ``wtop`` with coefficients ``wcoef`` =
+    W_kv invT_k, sorted by decreasing coefficient (stable, so the order does not depend on the
+    thread count): the draw's linear search then stops early. The nonzero counts are found by a
+    scan of all V x K counts, or, with ``use_bits``, through the bitmap of :func:`esca_word_sweep`
+    (cleared on the way): O(V kw + nnz(W)) instead of O(V K). Both visit a row's topics in
+    increasing order, so both give the same tables. Plus O(nnz(W) log) for the sort.
     """
     K = n_topics
     V = n_words
