@@ -19,7 +19,7 @@ restarted at the baseline through /proc/self/clear_refs. For tomotopy the increm
 own copy of the corpus and its per-token assignments (that is how it stores a model); snapshots of
 the topic-word counts go to disk row by row so that they add nothing. ``numba_floor_peak_mib`` is the
 peak of a process that loads the same corpus and calls one trivial cached Numba kernel: the floor
-under any Numba engine (initialising Numba's CPU target costs ~60 MiB), and
+under any Numba engine (initialising Numba's CPU target costs 50-60 MiB on the 20NG corpora), and
 ``peak_over_numba_floor_mib`` is how far our engines' peaks lie above it.
 
 Corpus: ``--corpus data/processed/<name>`` (train/test split of the processed corpus) or, by
@@ -98,6 +98,7 @@ def _worker(args):
         import numba
 
         from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs
+        from scalable_bayes.inference.lda._kernels import col_sums
 
         cls = {"ESCA": ESCA, "ESCA_plain": ESCA, "CGS": CollapsedGibbs, "CVB0": CVB0}[args.engine]
         kw = {"sampler": "plain"} if args.engine == "ESCA_plain" else {}
@@ -106,20 +107,21 @@ def _worker(args):
         # document, word totals): the slice keeps the longest document and the warm-up estimator is
         # given the full corpus's word totals (the hook distributed ESCA uses), so the measured fit
         # calls the kernels loaded here (else it compiles its own inside the measurement: +86 MiB
-        # peak on 20NG with its full vocabulary, when a word above 2^16 tokens made W int32)
+        # peak on 20NG with its full vocabulary, when a word above 2^16 tokens made W int32; the
+        # default ESCA now keeps uint16 there, ESCA_plain does not)
         lens = np.diff(X.indptr)
         rows = np.union1d(np.arange(min(200, X.shape[0])), [int(np.argmax(lens))])
         warm = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, n_threads=nt, seed=0, **kw)
         if args.engine in ("ESCA", "ESCA_plain"):
-            warm._word_totals = np.bincount(X.indices, weights=X.data, minlength=X.shape[1]).astype(np.int64)
+            warm._word_totals = col_sums(X.indices, X.data, X.shape[1])
         warm.fit(X[rows])
         del warm
         pre_peak, base_rss = _reset_peak()  # baseline: imports, corpus, compiled kernels
 
         def cb(est, rec):
             if args.engine.startswith("ESCA"):
-                # the count array itself (a view) plus the heavy words' rows, not _word_counts()'s
-                # merged int32 copy, which would add a V x K array to the measured memory
+                # the count array itself (a view) plus the heavy words' rows: merging them into one
+                # int32 copy would add a V x K array to the measured memory
                 heavy = est._heavy
                 if heavy.size:
                     np.savez(snap_dir / f"{len(times):04d}_H.npz", ids=heavy, rows=est._Wh.reshape(-1, K))
@@ -236,6 +238,28 @@ def build_news20(mirror: Path, cache: Path, full_vocab: bool = False):
     return tr, te
 
 
+def add_corpus_args(p: argparse.ArgumentParser):
+    """The corpus options shared with bench_lda_ratio.py: --corpus, --full-vocab, --mirror."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--corpus", help="processed corpus directory (default: 20 Newsgroups from the mirror)")
+    g.add_argument("--full-vocab", action="store_true",
+                   help="20 Newsgroups with every word kept (CountVectorizer defaults), not the filtered vocabulary")
+    p.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
+
+
+def select_corpus(args, out: Path) -> tuple[Path, Path, str]:
+    """(train npz, test npz, corpus name) for the options of :func:`add_corpus_args`, cached under
+    ``out``."""
+    if args.corpus:
+        train, test = corpus_from_processed(Path(args.corpus), out / "corpus")
+        return train, test, Path(args.corpus).name
+    if args.full_vocab:
+        train, test = build_news20(Path(args.mirror), out / "corpus_full_vocab", full_vocab=True)
+        return train, test, "news20_bydate_full_vocab"
+    train, test = build_news20(Path(args.mirror), out / "corpus")
+    return train, test, "news20_bydate"
+
+
 def corpus_from_processed(d: Path, cache: Path):
     from scalable_bayes.corpora import load_corpus
 
@@ -314,10 +338,7 @@ def main(argv=None):
     p.add_argument("--alpha", type=float, default=0.5, help="doc-topic prior (issue: 0.5 at K = 100)")
     p.add_argument("--beta", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--corpus", help="processed corpus directory (default: 20 Newsgroups from the mirror)")
-    p.add_argument("--full-vocab", action="store_true",
-                   help="20 Newsgroups with every word kept (CountVectorizer defaults), not the filtered vocabulary")
-    p.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
+    add_corpus_args(p)
     p.add_argument("--peer-python", default="/tmp/peer_venv/bin/python")
     p.add_argument("--engines", nargs="+",
                    default=["ESCA:1", "ESCA:2", "tomotopy:1", "tomotopy:2", "CGS:1", "lda:1", "CVB0:1"])
@@ -336,17 +357,7 @@ def main(argv=None):
     from scalable_bayes.utils import save_table
 
     out = Path(args.out)
-    cache = out / "corpus"
-    if args.corpus:
-        train, test = corpus_from_processed(Path(args.corpus), cache)
-        cname = Path(args.corpus).name
-    else:
-        if args.full_vocab:
-            train, test = build_news20(Path(args.mirror), out / "corpus_full_vocab", full_vocab=True)
-            cname = "news20_bydate_full_vocab"
-        else:
-            train, test = build_news20(Path(args.mirror), cache)
-            cname = "news20_bydate"
+    train, test, cname = select_corpus(args, out)
     Xte = sp.load_npz(test).tocsr()
     Xte = Xte[np.flatnonzero(np.asarray(Xte.sum(1)).ravel() >= 2)[: args.test_docs]]
     rows, curves = [], []

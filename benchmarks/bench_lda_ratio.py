@@ -28,10 +28,7 @@ import bench_lda  # noqa: E402
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--corpus", help="processed corpus directory (default: 20 Newsgroups from the mirror)")
-    p.add_argument("--full-vocab", action="store_true",
-                   help="20 Newsgroups with every word kept (bench_lda.build_news20(full_vocab=True))")
-    p.add_argument("--mirror", default=os.environ.get("SCALABLE_BAYES_MIRROR", "../shared/data"))
+    bench_lda.add_corpus_args(p)
     p.add_argument("--peer-python", default="/tmp/peer_venv/bin/python")
     p.add_argument("--topics", type=int, nargs="+", default=[100])
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
@@ -48,15 +45,7 @@ def main(argv=None):
     from scalable_bayes.utils import save_table
 
     out = Path(args.out)
-    if args.corpus:
-        train, _ = bench_lda.corpus_from_processed(Path(args.corpus), out / "corpus")
-        cname = Path(args.corpus).name
-    elif args.full_vocab:
-        train, _ = bench_lda.build_news20(Path(args.mirror), out / "corpus_full_vocab", full_vocab=True)
-        cname = "news20_bydate_full_vocab"
-    else:
-        train, _ = bench_lda.build_news20(Path(args.mirror), out / "corpus")
-        cname = "news20_bydate"
+    train, _, cname = bench_lda.select_corpus(args, out)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         ours = [f"ESCA:{t}" for t in args.threads]

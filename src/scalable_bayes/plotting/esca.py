@@ -115,6 +115,11 @@ def _reach_by_method(d, target, clock):
 # ---------------------------------------------------------------------------- Fig. 3
 
 
+def _rel_shortfall(fin, method):
+    """Per seed, how far ``method``'s final test LL lies below EM's, relative to EM's (> 0: below)."""
+    return ((fin["EM"] - fin[method]) / fin["EM"].abs()).to_dict()
+
+
 def fig3(df, settings, out, profile):
     rel_tol = float(settings.get("rel_tol", 0.01))
     with style():
@@ -135,13 +140,13 @@ def fig3(df, settings, out, profile):
             gap = abs(last["SEM"] - last["EM"]) / abs(last["EM"])
             ok.append(bool(gap <= rel_tol or last["SEM"] >= last["EM"]))
             fin = d[d["iteration"] == d["iteration"].max()].pivot_table(index="seed", columns="method", values="test_ll")
-            seed_gap = ((fin["EM"] - fin["SEM"]) / fin["EM"].abs()).to_dict()  # > 0: SEM below EM
+            seed_gap = _rel_shortfall(fin, "SEM")
             parts.append(f"{scen} init: final test LL EM {last['EM']:.4f}, SEM {last['SEM']:.4f} (rel. gap {gap:.4f}; "
                          "per seed SEM shortfall " + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in seed_gap.items()) + ")")
             details[scen] = {"EM": float(last["EM"]), "SEM": float(last["SEM"]), "rel_gap": float(gap),
                              "sem_rel_shortfall_per_seed": {int(k): float(v) for k, v in seed_gap.items()}}
             if "EM_bad" in fin:  # reference: EM from SEM's bad start (not part of the verdict)
-                em_bad = ((fin["EM"] - fin["EM_bad"]) / fin["EM"].abs()).to_dict()
+                em_bad = _rel_shortfall(fin, "EM_bad")
                 parts[-1] += (f"; reference, EM from the same bad start: {last['EM_bad']:.4f} (per seed shortfall "
                               + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in em_bad.items()) + ")")
                 details[scen]["EM_bad"] = float(last["EM_bad"])

@@ -372,7 +372,6 @@ class ESCA(_LDABase):
         wtot = getattr(self, "_word_totals", None)
         if wtot is None:
             wtot = kern.col_sums(C.indices, C.cnt, V)
-        wmax = int(wtot.max()) if wtot.size else 0
         self._word_mode = self.sampler == "sparse_alias" and self.decomposition == "word"
         if self._word_mode:
             # uint16 counts for every word but the heavy ones (2^16 or more tokens: a few stop words
@@ -383,6 +382,7 @@ class ESCA(_LDABase):
             wdt = np.uint16
         else:
             heavy = np.empty(0, np.int64)
+            wmax = int(wtot.max()) if wtot.size else 0
             wdt = np.uint16 if wmax <= np.iinfo(np.uint16).max else np.int32
         self._heavy = heavy
         self._hslot = np.full(V, -1, np.int32)
@@ -498,17 +498,6 @@ class ESCA(_LDABase):
                                  self._invT, self._use_atomic, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = w
-
-    def _word_counts(self) -> np.ndarray:
-        """The current topic-word counts W_kv as the flat word-major V x K array: a view when no word is
-        heavy, else an int32 copy with the heavy words' rows filled in."""
-        W = self._W[self._r]
-        if self._heavy.size == 0:
-            return W
-        K = int(self.n_topics)
-        out = W.astype(np.int32)
-        out.reshape(-1, K)[self._heavy] = self._Wh.reshape(-1, K)
-        return out
 
     def _topic_counts(self) -> np.ndarray:
         K = int(self.n_topics)
