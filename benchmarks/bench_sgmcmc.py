@@ -53,7 +53,7 @@ from numba import njit  # noqa: E402
 
 from scalable_bayes import models, samplers  # noqa: E402
 from scalable_bayes.models.base import Model  # noqa: E402
-from scalable_bayes.samplers.intrinsics import prefetch  # noqa: E402
+from scalable_bayes.intrinsics import prefetch  # noqa: E402
 from scalable_bayes.utils import save_table  # noqa: E402
 
 N, D, B = 100_000, 50, 100

@@ -23,6 +23,7 @@ from scalable_bayes import samplers
 from scalable_bayes.corpora import readers
 from scalable_bayes.models import bnn, bpmf
 from scalable_bayes.utils import save_table
+from scalable_bayes_papers.sgnht.data import split_mnist, split_ratings  # the SGNHT paper's stand-in splits
 
 
 def main(argv=None):
@@ -36,7 +37,7 @@ def main(argv=None):
     rows = []
     im = readers.read_idx(os.path.join(args.mirror, "mnist", "t10k-images-idx3-ubyte.gz"))
     lb = readers.read_idx(os.path.join(args.mirror, "mnist", "t10k-labels-idx1-ubyte.gz"))
-    (Xtr, ytr), _, _ = bnn.split_mnist(im, lb, args.n_train, 1000)
+    (Xtr, ytr), _, _ = split_mnist(im, lb, args.n_train, 1000)
     ratings = None
     tgz = os.path.join(args.mirror, "movielens", "ml-100k.tar.gz")
     if os.path.exists(tgz):
@@ -55,7 +56,7 @@ def main(argv=None):
                 rows.append({"model": "BNN", "sampler": name, "unit": "epoch", "repeat": r,
                              "seconds": time.perf_counter() - t, "sampler_seconds": res.wall_time, "steps": steps})
             if ratings is not None:
-                tr, _, _ = bpmf.split_ratings(ratings)
+                tr, _, _ = split_ratings(ratings)
                 for r in range(args.repeats):
                     m = bpmf.BPMF(tr["user"].values, tr["item"].values, tr["rating"].values,
                                   int(ratings["user"].max()) + 1, int(ratings["item"].max()) + 1, rank=10, seed=r)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from scalable_bayes.inference.lda._rng import next_uniform as _next_uniform
-from scalable_bayes.inference.lda._rng import stream as _stream
+from scalable_bayes.rng import next_uniform as _next_uniform
+from scalable_bayes.rng import stream as _stream
 
 
 def stream(seed, a, b):

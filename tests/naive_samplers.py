@@ -10,7 +10,7 @@ M64 = (1 << 64) - 1
 
 
 class NaiveRNG:
-    """xoroshiro128+ on Python ints, Marsaglia polar normals (same algorithm as samplers.rng)."""
+    """xoroshiro128+ on Python ints, Marsaglia polar normals (same algorithm as scalable_bayes.rng)."""
 
     def __init__(self, key):
         self.s0, self.s1 = int(key[0]), int(key[1])
@@ -157,7 +157,7 @@ def numerical_grad(f, x, eps=1e-6, coords=None):
 
 
 def lda_completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, rng):
-    """Document completion, pure Python, same random-number consumption as models.lda.completion_probs."""
+    """Document completion, pure Python, same random-number consumption as evaluation.heldout.completion_probs."""
     K = pi.shape[0]
     out = []
     burn = sweeps // 2

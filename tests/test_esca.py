@@ -10,8 +10,12 @@ import scipy.sparse as sp
 
 import naive_lda as naive
 from scalable_bayes.evaluation.heldout import document_completion_split, heldout_loglik
-from scalable_bayes.inference.gmm_sem import fit_em_sem, gmm_loglik, init_params, make_gmm_data, run_fig3_scenario
-from scalable_bayes.inference.lda.experiments import align_vocabulary, ising_two_spin_table, run_lda, top_words
+from scalable_bayes.corpora import align_vocabulary
+from scalable_bayes.inference.gmm_sem import fit_em_sem, gmm_loglik
+from scalable_bayes.inference.lda import top_words
+from scalable_bayes_papers.esca.data import make_gmm_data
+from scalable_bayes_papers.esca.runs import init_params, run_fig3_scenario, run_lda
+from scalable_bayes_papers.esca.tables import tabu1
 
 
 def test_em_train_likelihood_never_decreases():
@@ -68,7 +72,7 @@ def test_bad_scenario_rejected():
 
 
 def test_ising_table_sca_uniform_sequential_exact():
-    t = ising_two_spin_table()
+    t = tabu1()
     np.testing.assert_allclose(t["synchronous_sca_stationary"], 0.25, atol=1e-12)
     np.testing.assert_allclose(t["q_sca_formula"], 0.25, atol=1e-12)
     np.testing.assert_allclose(t["sequential_gibbs_stationary"], t["p_target"], atol=1e-12)
@@ -135,16 +139,19 @@ def test_m_step_second_moments_match_einsum():
 
 
 def test_static_items_render(tmp_path):
-    from scalable_bayes.plotting import esca as plots
+    from scalable_bayes_papers.esca import claims, figures, tables
 
-    for item, fn in plots.STATIC_FIGURES.items():
-        claim = fn(tmp_path / f"{item}.png", profile="smoke")
+    for item, fn in figures.STATIC_FIGURES.items():
+        fn(tmp_path / f"{item}.png")
+        claim = getattr(claims, f"check_{item.lower()}")("smoke")
         assert (tmp_path / f"{item}.png").stat().st_size > 1000 and (tmp_path / f"{item}.pdf").exists()
-        assert claim["holds"] is None and "static" in claim["note"].lower() and claim["id"] == f"ESCA-{item}"
-    t1, c1 = plots.TABLES["Tab1"]({}, {"profile": "smoke"})
-    assert t1.shape == (2, 5) and "Latent Dirichlet Allocation [2]" in t1.values and c1["holds"] is None
-    t2, c2 = plots.TABLES["Tab2"]({}, {"profile": "smoke"})
-    assert len(t2) == 7 and list(t2.columns) == ["symbol", "meaning"] and c2["holds"] is None
+        assert claim.holds is None and "static" in claim.note.lower() and claim.id == f"ESCA-{item}"
+    t1 = tables.STATIC_TABLES["Tab1"]()
+    c1 = claims.check_tab1(t1, "smoke")
+    assert t1.shape == (2, 5) and "Latent Dirichlet Allocation [2]" in t1.values and c1.holds is None
+    t2 = tables.STATIC_TABLES["Tab2"]()
+    c2 = claims.check_tab2(t2, "smoke")
+    assert len(t2) == 7 and list(t2.columns) == ["symbol", "meaning"] and c2.holds is None
 
 
 def test_hard_statistics_equal_one_hot_soft_statistics():
@@ -173,8 +180,75 @@ def _fig2_frame(threads):
 
 @pytest.mark.parametrize("threads,holds", [(1, True), (2, False)])
 def test_fig2_verdict_clock_is_cpu_time_for_single_threaded_runs(tmp_path, threads, holds):
-    from scalable_bayes.plotting import esca as pe
+    from scalable_bayes_papers.esca import claims, figures
 
-    claim = pe.fig2(_fig2_frame(threads), {}, tmp_path / "Fig2.png", "test")
-    assert claim["holds"] is holds
-    assert claim["details"]["toy"]["clock"] == ("cpu_time" if threads == 1 else "wall_time")
+    df = _fig2_frame(threads)
+    claim = claims.check_fig2(df, {}, "test")
+    assert claim.holds is holds
+    assert claim.details["toy"]["clock"] == ("cpu_time" if threads == 1 else "wall_time")
+    figures.fig2(df, {}, tmp_path / "Fig2.png")
+    assert (tmp_path / "Fig2.png").stat().st_size > 1000
+
+
+def test_kmeanspp_init_is_the_good_scenario_and_bad_init_keeps_the_stream():
+    """The library's k-means++ init is Fig. 3's 'good' start; the 'bad' one draws from the same stream position."""
+    from scalable_bayes.inference.gmm_sem import init_from_means, init_kmeanspp
+
+    X, _, _ = make_gmm_data(4, 2000, 10, seed=3)
+    a, b = init_kmeanspp(X, 4, np.random.default_rng(7)), init_params(X, 4, "good", np.random.default_rng(7))
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+    rng = np.random.default_rng(7)
+    rng.choice(X.shape[0], size=2000, replace=False)
+    want = init_from_means(X, X.mean(0) + rng.uniform(-0.5, 0.5, size=(4, 2)))
+    for u, v in zip(init_params(X, 4, "bad", np.random.default_rng(7)), want):
+        np.testing.assert_array_equal(u, v)
+    assert np.allclose(want.weights, 0.25) and np.allclose(want.covs[0], np.cov(X.T) + 1e-6 * np.eye(2))
+
+
+def test_subsample_rows_is_seeded_and_keeps_order():
+    from scalable_bayes.corpora import subsample_rows
+
+    X = sp.csr_matrix(np.arange(20).reshape(10, 2))
+    assert subsample_rows(X, None, 0) is X and subsample_rows(X, 10, 0) is X
+    Y = subsample_rows(X, 4, 1)
+    rows = Y.toarray()[:, 0] // 2
+    assert len(rows) == 4 and list(rows) == sorted(rows)
+    np.testing.assert_array_equal(Y.toarray(), subsample_rows(X, 4, 1).toarray())
+
+
+def test_tabu3_runs_keep_every_topic_and_the_table_shows_the_first(tmp_path):
+    from scalable_bayes.corpora import Corpus
+    from scalable_bayes_papers.esca import claims, runs, tables
+
+    X, _, _ = naive.synthetic_lda(n_docs=60, n_words=30, n_topics=3, doc_len=20, seed=1)
+    docs = pd.DataFrame({"doc_id": [str(i) for i in range(60)], "label": -1, "split": ["train"] * 50 + ["test"] * 10,
+                         "n_tokens": np.asarray(X.sum(1)).ravel()})
+    c = Corpus(counts=sp.csr_matrix(X), vocab=[f"w{i}" for i in range(30)], docs=docs, meta={"name": "toy"})
+    s = {"n_topics": 4, "alpha": None, "beta": 0.1, "n_iter": 3, "threads": 1, "n_words": 5}
+    df = runs.run_topics(c, s)
+    assert list(df.columns) == ["corpus", "topic", "top_words"] and list(df["topic"]) == [0, 1, 2, 3]
+    _, est, _ = runs.run_lda(c.subset("train").counts, None, method="ESCA", n_topics=4, alpha=None, beta=0.1,
+                             n_iter=3, evaluate_every=0, n_threads=1, seed=0)
+    t = tables.tabu3([df], n_show=2)
+    assert t["top_words"].tolist() == top_words(est.components_, c.vocab, 2, 5)["top_words"].tolist()
+    claim = claims.check_tabu3(t, {"run": {"n_topics": 4, "n_iter": 3}}, "test")
+    assert claim.holds is None and "toy topic 1:" in claim.measured
+
+
+def test_throughput_table_and_claim():
+    from scalable_bayes_papers.esca import claims, tables
+
+    rows = []
+    for method, thr, tps in [("ESCA", 1, 5e6), ("ESCA", 2, 8e6), ("CGS", 1, 3e6)]:
+        for it in (0, 2):
+            rows.append({"train_corpus": "toy", "method": method, "threads": thr, "n_topics": 10, "alpha": 0.5,
+                         "beta": 0.1, "iteration": it, "n_tokens": 1000, "wall_time": 0.1 * it, "tokens_per_s": tps,
+                         "heldout_ll": -8.0, "state_bytes": 2**20, "peak_rss_mib": 100.0})
+    mpi = pd.DataFrame({"iteration": [0, 2], "train_corpus": "toy", "threads": 1, "ranks": 2, "n_topics": 10,
+                        "n_tokens": 1000, "wall_time": [0.0, 0.3], "tokens_per_s": 4e6, "heldout_ll": [-9.0, -8.5]})
+    t = tables.throughput(pd.DataFrame(rows), [mpi])
+    assert len(t) == 4 and t["iterations"].eq(2).all() and t.loc[t["method"] == "ESCA_MPI", "ranks"].item() == 2
+    claim = claims.check_throughput(t, "test")
+    assert claim.holds is True and "2 ranks 4.00M tok/s (held-out LL -8.5000)" in claim.measured
+    assert "ESCA 5.00M tok/s (1 thr), 8.00M (2 thr); CGS 3.00M" in claim.measured

@@ -200,11 +200,13 @@ def _ztest_one_sweep(small, K, sampler, mode, a=0.5, b=0.1):
 def test_bit_intrinsics_match_python():
     from numba import njit
 
+    from scalable_bayes.intrinsics import ctz64, popcount64
+
     @njit
     def ops(xs, out):
         for i in range(xs.shape[0]):
-            out[i, 0] = kern.popcount64(xs[i])
-            out[i, 1] = kern.ctz64(xs[i]) if xs[i] != 0 else -1
+            out[i, 0] = popcount64(xs[i])
+            out[i, 1] = ctz64(xs[i]) if xs[i] != 0 else -1
 
     rng = np.random.default_rng(0)
     xs = np.concatenate([rng.integers(0, 2**63, 200, dtype=np.uint64) >> rng.integers(0, 63, 200).astype(np.uint64),

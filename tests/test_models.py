@@ -12,7 +12,7 @@ from scipy.special import logsumexp
 import naive_samplers as naive
 from scalable_bayes import samplers
 from scalable_bayes.models import bnn, bpmf, lda
-from scalable_bayes.samplers.rng import make_key
+from scalable_bayes.rng import make_key
 
 
 def test_bnn_gradient_matches_finite_differences():
@@ -114,11 +114,12 @@ MNIST = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
 @pytest.mark.skipif(not (MNIST / "t10k-images-idx3-ubyte.gz").exists(), reason="MNIST mirror not present")
 def test_bnn_sgnht_quality_floor_on_mnist():
     from scalable_bayes.corpora import readers
+    from scalable_bayes_papers.sgnht.data import split_mnist  # the SGNHT paper's MNIST stand-in split
     from threadpoolctl import threadpool_limits
 
     im = readers.read_idx(str(MNIST / "t10k-images-idx3-ubyte.gz"))
     lb = readers.read_idx(str(MNIST / "t10k-labels-idx1-ubyte.gz"))
-    (Xtr, ytr), _, (Xte, yte) = bnn.split_mnist(im, lb, 3000, 1000, seed=0)
+    (Xtr, ytr), _, (Xte, yte) = split_mnist(im, lb, 3000, 1000, seed=0)
     m = bnn.BNN(Xtr, ytr, hidden=50, seed=0)
     with threadpool_limits(1, "blas"):
         res = samplers.run_chain(samplers.sgnht_reformulated(a=0.01), m.model(), m.init_position(0), seed=0,
@@ -140,3 +141,17 @@ def test_lda_document_completion_matches_naive():
     lda.completion_probs(pi, optr, ow, hptr, hw, 0.1, 6, key, out)
     np.testing.assert_allclose(out, ref, rtol=1e-12)
     assert np.all((out > 0) & (out < 1))
+
+
+def test_split_halves_alternates_positions_within_each_document():
+    words = np.arange(100, 112, dtype=np.int64)
+    ptr = np.array([2, 2, 3, 7, 12])  # tokens before ptr[0] ignored; an empty and a 1-token document
+    optr, ow, hptr, hw = lda.split_halves(ptr, words)
+    ref_o, ref_h = [], []
+    for d in range(len(ptr) - 1):
+        toks = list(words[ptr[d]:ptr[d + 1]])
+        ref_o.append(toks[0::2])
+        ref_h.append(toks[1::2])
+    assert [list(ow[optr[d]:optr[d + 1]]) for d in range(4)] == ref_o
+    assert [list(hw[hptr[d]:hptr[d + 1]]) for d in range(4)] == ref_h
+    assert ow.dtype == hw.dtype == optr.dtype == np.int64

@@ -11,7 +11,7 @@ from scalable_bayes.evaluation import mcmc
 from scalable_bayes.models.base import Model
 from scalable_bayes.samplers import kernels
 from scalable_bayes.samplers.driver import batch_key
-from scalable_bayes.samplers.rng import fill_normal, make_key, partial_shuffle, uniform, uniform_int
+from scalable_bayes.rng import fill_normal, make_key, partial_shuffle, uniform, uniform_int
 
 # ------------------------------------------------------------------ (a) kernels vs naive
 
@@ -27,6 +27,44 @@ def test_rng_matches_naive_and_is_keyed():
     assert uniform_int(key, 13) == ref.uniform_int(13)
     assert not np.array_equal(make_key(7, 3), make_key(7, 4))
     np.testing.assert_array_equal(make_key(7, 3), make_key(7, 3))
+
+
+def test_one_seeding_for_keys_and_generators_and_one_draw_for_both_generators():
+    from numba import njit
+
+    from scalable_bayes.rng import draw_index, draw_uniform, next_uniform, rng_from_seed, seed_sequence, stream
+
+    # make_key and rng_from_seed spawn the same SeedSequence from (seed, *keys)
+    np.testing.assert_array_equal(make_key(7, 3), seed_sequence(7, 3).generate_state(2, dtype=np.uint64))
+    assert rng_from_seed(7, 3).random() == np.random.default_rng(seed_sequence(7, 3)).random()
+    assert rng_from_seed(7, 3).random() != rng_from_seed(7, 4).random()
+    g = np.random.default_rng(0)
+    assert rng_from_seed(g) is g
+    with pytest.raises(ValueError, match="keyed"):
+        rng_from_seed(g, 1)
+
+    @njit
+    def draws(rng, n, out, idx):
+        for i in range(n):
+            rng, out[i] = draw_uniform(rng)
+            rng, idx[i] = draw_index(rng, 7)
+        return rng
+
+    out, idx = np.empty(5), np.empty(5, np.int64)
+    key = make_key(11)
+    ref = naive.NaiveRNG(key.copy())
+    draws(key, 5, out, idx)  # a xoroshiro key: advanced in place
+    for i in range(5):
+        assert out[i] == ref.uniform() and idx[i] == ref.uniform_int(7)
+    st = np.uint64(stream(3, 1, 2))  # (a compiled function returns it to Python as an int)
+    end = draws(st, 5, out, idx)  # a SplitMix64 stream state: the advanced state is returned
+    for i in range(5):
+        st, u = next_uniform(st)
+        assert out[i] == u
+        st, u = next_uniform(np.uint64(st))
+        assert idx[i] == min(int(u * 7), 6)
+        st = np.uint64(st)
+    assert end == st
 
 
 def test_rng_normal_moments():
@@ -330,7 +368,7 @@ def test_logreg_prefetch_lookahead_never_changes_values():
 def test_prefetch_intrinsic_is_a_no_op():
     from numba import njit
 
-    from scalable_bayes.samplers.intrinsics import prefetch, prefetch_l2
+    from scalable_bayes.intrinsics import prefetch, prefetch_l2
 
     @njit
     def f(a):
@@ -429,3 +467,12 @@ def test_logreg_sigmoid_residuals_within_an_ulp_of_libm_and_keep_nan():
     _sigmoid_residuals(out, np.zeros((3, 2), dtype=np.float32), np.arange(3, dtype=np.int64), 1, 1.0,
                        np.zeros(3, dtype=np.int64))
     assert np.isnan(out[0]) and out[1] == -1.0 and abs(out[2]) < 1e-300
+
+
+def test_predictive_average_scores_the_running_mean_of_the_predictions_after_burnin():
+    from types import SimpleNamespace
+
+    cb = mcmc.PredictiveAverage(2, lambda th: (th, 2.0 * th), lambda v, t: (float(v.sum()), float(t.sum())))
+    out = [cb(step, SimpleNamespace(position=np.array([float(step)]))) for step in (1, 2, 3, 5)]
+    assert out[:2] == [None, None] and cb.n == 2
+    assert cb.rows == [(3, 3.0, 6.0), (5, 4.0, 8.0)] and out[2:] == [6.0, 8.0]

@@ -1,4 +1,4 @@
-"""SGNHT paper experiments through the library at tiny scale: tables, claims, plots, ML grid runner."""
+"""SGNHT paper code (scalable_bayes_papers.sgnht) at tiny scale: runs, tables, claims, figures, ML grid runner."""
 
 from __future__ import annotations
 
@@ -8,47 +8,48 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scalable_bayes.plotting import sgnht as plots
-from scalable_bayes.samplers import experiments as ex
-from scalable_bayes.samplers import sgnht_ml
+from scalable_bayes.reporting import Claim, write_claim
+from scalable_bayes_papers.sgnht import claims, data, figures, runs, tables
 
 SETTINGS = {"seeds": [0], "double_well": {"n_steps": 200_000}, "gaussian": {"n_steps": 30_000, "n_data": 100, "batch_size": 10}}
 
 
 def test_double_well_fig1_claims_hold_and_plot(tmp_path):
-    summ, dens, tr = ex.run_double_well(0, 1_000_000, burnin=10_000)  # paper scale: ~1 s
-    r = ex.check_fig1(summ)
-    assert r["holds"], r
-    assert ex.check_sfig4(summ)["holds"]
+    summ, dens, tr = runs.run_double_well(0, 1_000_000, burnin=10_000)  # paper scale: ~1 s
+    r = claims.check_fig1(summ, SETTINGS, "smoke")
+    assert isinstance(r, Claim) and r.holds is True, r
+    assert claims.check_sfig4(summ, SETTINGS, "smoke").holds
     assert set(summ["variant"]) == {"xi=1", "xi=10", "xi=0.1", "SGNHT"}
-    c = ex.write_synthetic_claim("Fig1", tmp_path / "c.json", "smoke", SETTINGS, summary=summ)
+    c = write_claim(tmp_path / "c.json", r)
     assert c["holds"] is True and json.loads((tmp_path / "c.json").read_text())["id"] == "SGNHT-Fig1"
-    plots.plot_fig1(dens, tr, tmp_path / "fig1.png")
+    assert c["scale"] == "smoke: 200,000 steps per chain (paper 10^6), 1 seed(s)"
+    figures.plot_fig1(dens, tr, tmp_path / "fig1.png")
     assert (tmp_path / "fig1.png").stat().st_size > 10_000 and (tmp_path / "fig1.pdf").exists()
 
 
 def test_gaussian_grid_tables_and_kinetic_energy_claims(tmp_path):
     grid = [(0.01, 1.0), (0.01, 10.0), (0.001, 1.0), (0.001, 10.0)]
-    kv, kvd, kvt = ex.run_known_variance(0, 0, grid, 30_000, burnin=2000)
-    ng, ngd, _ = ex.run_normal_gamma(0, 0, grid, 30_000, burnin=2000)
+    kv, kvd, kvt = runs.run_known_variance(0, 0, grid, 30_000, burnin=2000)
+    ng, ngd, _ = runs.run_normal_gamma(0, 0, grid, 30_000, burnin=2000)
     ke = kv.set_index(["method", "h", "A"])["mean_ke"]
     assert abs(ke["SGNHT", 0.01, 1.0] - 0.5) < 0.05 and abs(ke["SGNHT", 0.001, 10.0] - 0.5) < 0.05
     assert ke["SGHMC", 0.01, 1.0] > 1.0  # SGHMC with B-hat = 0 overheats at large h, small A
-    t = ex.table1(ng)
+    t = tables.stab1(ng)
     assert len(t) == 8 and {"rmse", "tau", "paper_rmse", "paper_tau"} <= set(t.columns)
     assert (t["tau"] > 1).all() and np.isfinite(t["rmse"]).all()
-    assert ex.check_sfig5(kv)["holds"]
-    plots.plot_fig2(kvd, kvt, ng, tmp_path / "fig2.png")
-    plots.plot_sfig5(kvt, tmp_path / "sfig5.png")
-    plots.plot_sfig6(ngd, tmp_path / "sfig6.png")
-    for item, kw in [("Fig2", dict(kv=kv, ng=ng)), ("SFig5", dict(kv=kv)), ("SFig6", dict(ng=ng)), ("STab1", dict(table=t))]:
-        c = ex.write_synthetic_claim(item, tmp_path / f"{item}.json", "smoke", SETTINGS, **kw)
-        assert c["holds"] in (True, False)
+    assert claims.check_sfig5(kv, SETTINGS, "smoke").holds
+    figures.plot_fig2(kvd, kvt, ng, tmp_path / "fig2.png")
+    figures.plot_sfig5(kvt, tmp_path / "sfig5.png")
+    figures.plot_sfig6(ngd, tmp_path / "sfig6.png")
+    for item, c in [("Fig2", claims.check_fig2(kv, ng, SETTINGS, "smoke")), ("SFig5", claims.check_sfig5(kv, SETTINGS, "smoke")),
+                    ("SFig6", claims.check_sfig6(ng, SETTINGS, "smoke")), ("STab1", claims.check_stab1(t, SETTINGS, "smoke"))]:
+        assert c.id == f"SGNHT-{item}" and c.holds in (True, False) and "minibatch 10" in c.scale
+        assert write_claim(tmp_path / f"{item}.json", c)["holds"] == c.holds
 
 
 def test_synthetic_runs_are_reproducible():
-    a = ex.run_known_variance(3, 0, [(0.01, 1.0)], 5000, burnin=100)[0]
-    b = ex.run_known_variance(3, 0, [(0.01, 1.0)], 5000, burnin=100)[0]
+    a = runs.run_known_variance(3, 0, [(0.01, 1.0)], 5000, burnin=100)[0]
+    b = runs.run_known_variance(3, 0, [(0.01, 1.0)], 5000, burnin=100)[0]
     pd.testing.assert_frame_equal(a.drop(columns="wall_time_s"), b.drop(columns="wall_time_s"))
 
 
@@ -69,7 +70,7 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
     frames = []
     for task in ["bnn", "bpmf"]:
         for seed in [0, 1]:
-            s, tr = sgnht_ml.run_task(task, seed, ml, inputs)
+            s, tr = runs.run_task(task, seed, ml[task], inputs)
             assert len(s) == 8 and set(s["method"]) == {"SGHMC", "SGNHT"}
             assert (tr["step"] > 100).all()
             assert np.allclose(s["eta_used"], s["eta"] * (2.0 if task == "bpmf" else 1.0))
@@ -77,29 +78,30 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
     summary = pd.concat(frames, ignore_index=True)
     assert summary.loc[summary["task"] == "bnn", "metric"].between(0, 100).all()
     assert summary.loc[summary["task"] == "bpmf", "metric"].between(0, 4).all()
-    t2, t3 = sgnht_ml.table2(summary), sgnht_ml.table3(summary)
+    t2, t3 = tables.stab2(summary), tables.stab3(summary)
     assert set(t2["task"]) == {"bnn", "bpmf", "netflix"} and t2.loc[t2["task"] == "netflix", "test_mean"].isna().all()
     assert len(t3) == 6
     assert np.allclose(t3.dropna(subset=["eta"]).eval("eta_used / eta"), [1, 1, 2, 2])
-    for item, table in [("Fig3", None), ("STab2", t2), ("STab3", t3)]:
-        c = sgnht_ml.write_ml_claim(item, tmp_path / f"{item}.json", "smoke", ml, summary, table)
-        assert "Netflix" in c["note"]
-    plots.plot_fig3(summary, tmp_path / "fig3.png", sgnht_ml.METRIC)
+    for item, c in [("Fig3", claims.check_fig3(summary, ml, "smoke")), ("STab2", claims.check_stab2(t2, summary, ml, "smoke")),
+                    ("STab3", claims.check_stab3(t3, summary, ml, "smoke"))]:
+        assert c.id == f"SGNHT-{item}" and "Netflix" in c.note and "2 seed(s)" in c.scale
+        write_claim(tmp_path / f"{item}.json", c)
+    figures.plot_fig3(summary, tmp_path / "fig3.png", claims.METRIC)
     assert (tmp_path / "fig3.png").exists()
 
 
 def test_ml_runner_rejects_unknown_task():
     with pytest.raises(ValueError, match="unknown SGNHT ML task"):
-        sgnht_ml.run_task("svm", 0, {"svm": {}}, {})
+        runs.run_task("svm", 0, {}, {})
 
 
 def test_eta_scale_keeps_eta_times_training_size():
-    assert sgnht_ml.eta_scale("bpmf", {"eta_scale": "auto"}, 72_000) == pytest.approx(800_167 / 72_000)
-    assert sgnht_ml.eta_scale("bnn", {"eta_scale": "auto"}, 50_000) == 1.0
-    assert sgnht_ml.eta_scale("lda", {"eta_scale": 3.0}, 10) == 3.0
-    assert sgnht_ml.eta_scale("lda", {}, 10) == 1.0
+    assert runs.eta_scale("bpmf", {"eta_scale": "auto"}, 72_000) == pytest.approx(800_167 / 72_000)
+    assert runs.eta_scale("bnn", {"eta_scale": "auto"}, 50_000) == 1.0
+    assert runs.eta_scale("lda", {"eta_scale": 3.0}, 10) == 3.0
+    assert runs.eta_scale("lda", {}, 10) == 1.0
     with pytest.raises(ValueError, match="eta_scale"):
-        sgnht_ml.eta_scale("bnn", {"eta_scale": -1.0}, 10)
+        runs.eta_scale("bnn", {"eta_scale": -1.0}, 10)
 
 
 def test_fig2_panel4_check_passes_on_the_papers_own_table_and_fails_when_sgnht_is_slower():
@@ -108,12 +110,50 @@ def test_fig2_panel4_check_passes_on_the_papers_own_table_and_fails_when_sgnht_i
              "h=0.001 A=10": (0.136, 357.14)}
     sgnht = {"h=0.01 A=1": (0.175, 14.35), "h=0.01 A=10": (0.026, 55.65), "h=0.001 A=1": (0.091, 22.97),
              "h=0.001 A=10": (0.053, 424.81)}
-    r = ex.lower_tau_at_similar_accuracy(sghmc, sgnht)
+    r = claims.lower_tau_at_similar_accuracy(sghmc, sgnht)
     assert r["holds"] and r["n_lower"] == 3
     assert not r["per_cell"]["h=0.01 A=1"]["sgnht_lower"]
     slow = {k: (rm, 10 * tau) for k, (rm, tau) in sgnht.items()}
-    r = ex.lower_tau_at_similar_accuracy(sghmc, slow)
+    r = claims.lower_tau_at_similar_accuracy(sghmc, slow)
     assert not r["holds"] and r["n_lower"] == 1
     # an SGHMC cell more accurate than every SGNHT cell cannot be beaten
-    r = ex.lower_tau_at_similar_accuracy({"c": (0.01, 1000.0)}, sgnht)
+    r = claims.lower_tau_at_similar_accuracy({"c": (0.01, 1000.0)}, sgnht)
     assert not r["holds"] and r["per_cell"]["c"]["cheapest_as_accurate_sgnht_tau"] is None
+
+
+def test_stand_in_splits_are_disjoint_fixed_and_sized():
+    rng = np.random.default_rng(1)
+    images, labels = rng.integers(0, 256, (100, 4, 4)), rng.integers(0, 10, 100)
+    (Xtr, ytr), (Xva, yva), (Xte, yte) = data.split_mnist(images, labels, 60, 20, seed=0)
+    assert (len(ytr), len(yva), len(yte)) == (60, 20, 20) and Xtr.shape == (60, 16) and Xtr.max() <= 1.0
+    np.testing.assert_array_equal(data.split_mnist(images, labels, 60, 20, seed=0)[0][1], ytr)
+    with pytest.raises(ValueError, match="leaves no test images"):
+        data.split_mnist(images, labels, 80, 20)
+    df = pd.DataFrame({"user": np.arange(1000), "item": np.arange(1000), "rating": np.ones(1000)})
+    tr, va, te = data.split_ratings(df, seed=0)
+    assert (len(tr), len(va), len(te)) == (720, 80, 200)
+    assert len(set(tr["user"]) | set(va["user"]) | set(te["user"])) == 1000
+    assert data.gaussian_data(0, 100).shape == (100,)
+    np.testing.assert_array_equal(data.gaussian_data(3), data.gaussian_data(3))
+
+
+def test_lda_corpus_split_takes_the_first_documents_of_each_split():
+    import scipy.sparse as sp
+
+    class _Corpus:
+        split = np.array(["train", "test", "train", "test", "test", "train", "test"])
+        counts = sp.csr_matrix(np.arange(7)[:, None] + np.ones((7, 3)))
+
+    train, val, test = data.split_lda_corpus(_Corpus(), max_train_docs=2, max_test_docs=3)
+    np.testing.assert_array_equal(train.toarray()[:, 0], [1, 3])
+    np.testing.assert_array_equal(val.toarray()[:, 0], [2])
+    np.testing.assert_array_equal(test.toarray()[:, 0], [4, 5])
+
+
+def test_synthetic_runs_dispatch_on_the_experiment():
+    s = {"gaussian": {"step_sizes": [0.01], "frictions": [1.0], "n_steps": 2000, "batch_size": 10, "n_data": 100,
+                      "burnin": 100}, "data_seed": 0}
+    summ, dens, tr = runs.synthetic_runs("normal_gamma", 0, s)
+    assert set(summ["method"]) == {"SGHMC", "SGNHT"} and set(dens["param"]) == {"mu", "gamma"}
+    with pytest.raises(ValueError, match="unknown SGNHT synthetic experiment"):
+        runs.synthetic_runs("triple_well", 0, s)

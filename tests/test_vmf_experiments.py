@@ -1,24 +1,28 @@
-"""VMF figure computations at tiny scale: tables have the expected shape and the claims are checkable."""
+"""VMF paper runs and claims at tiny scale: tables have the expected shape and the claims can fail."""
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from scalable_bayes.inference.vmf import experiments as ex
+from scalable_bayes_papers.vmf import claims, runs as ex
+
+
+def _check(item, df, **settings):
+    return getattr(claims, f"check_{item}")(df, settings, "test").as_dict()
 
 
 def test_fig1_fig2_fig4_fig5_small():
     df1 = ex.fig1_table(dims=(3, 20), n_points=15)
-    c1 = ex.fig1_claim(df1)
+    c1 = _check("fig1", df1, dims=[3, 20], n_points=15)
     assert c1["holds"] is True and c1["details"]["max_rel_err"] < 1e-6
     df2 = ex.fig2_table(dims=(10, 50), n_points=60)
-    c2 = ex.fig2_claim(df2)
+    c2 = _check("fig2", df2, dims=[10, 50], n_points=60)
     assert c2["holds"] is True
     assert set(df2.method) == {"refined", "banerjee"}
     df4 = ex.fig4_table(n_points=20)
-    assert ex.fig4_claim(df4)["holds"] is True
+    assert _check("fig4", df4, dims=[2, 100], n_points=20)["holds"] is True
     df5 = ex.fig5_table(dims=(200,), n_points=12)
-    c5 = ex.fig5_claim(df5)
+    c5 = _check("fig5", df5, dims=[200], n_points=12)
     assert isinstance(c5["holds"], bool) and len(df5) == 12 * (1 + len(ex.ROOT_SETTINGS))
 
 
@@ -27,7 +31,7 @@ def test_fig2_claim_can_fail():
     bad = df.copy()
     swap = bad.method == "refined"
     bad.loc[swap, "dphi_abs_err"] = 1.0  # refined suddenly worse than Banerjee everywhere
-    assert ex.fig2_claim(bad)["holds"] is False
+    assert _check("fig2", bad, dims=[10, 50], n_points=40)["holds"] is False
 
 
 def test_subsample_stratified():
@@ -50,8 +54,9 @@ def test_run_fig3_and_claim():
     assert df.nmi.between(0, 1).all()
     again = ex.run_fig3(sp.csr_matrix(X), y, "toy", [2, 3], seed=0, max_iter=15)
     pd.testing.assert_series_equal(df.nmi, again.nmi)  # same seed, same numbers
-    c = ex.fig3_claim(df)
+    c = _check("fig3", df, datasets=["toy"], k_grid={"toy": [2, 3]}, seeds=[0], max_iter=15, max_docs=None)
+    assert c["id"] == "VMF-Fig3" and c["scale"].startswith("test (") and "tied M-steps" in c["note"]
     assert c["holds"] is True
     bad = df.copy()
     bad.loc[bad.parametrization == "mean", "nmi"] -= 0.5
-    assert ex.fig3_claim(bad)["holds"] is False
+    assert _check("fig3", bad, datasets=["toy"], k_grid={"toy": [2, 3]}, seeds=[0], max_iter=15, max_docs=None)["holds"] is False

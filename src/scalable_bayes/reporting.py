@@ -11,6 +11,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
 import pandas as pd
@@ -22,30 +23,68 @@ logger = logging.getLogger(__name__)
 CLAIM_KEYS = ("id", "paper", "claim", "measured", "holds", "scale")
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A paper's claim, checked: what a paper's ``claims.check_<item>`` returns.
+
+    Attributes
+    ----------
+    id : item id, ``"<PAPER>-<item>"``, e.g. ``"VMF-Fig2"``.
+    paper : paper key (``vmf``, ``sgnht``, ``sggmc``, ``scir``, ``esca``, ``data``).
+    claim : the paper's claim in one sentence.
+    measured : what this run measured, in words with the numbers.
+    holds : True/False, or None when the claim cannot be checked at this scale (``note`` says why).
+    scale : the config profile (``smoke``, ``quick``, ``paper``) plus every departure from the paper.
+    paper_value, details, note : optional; ``details`` is JSON-serialisable.
+    """
+
+    id: str
+    paper: str
+    claim: str
+    measured: str
+    holds: bool | None
+    scale: str
+    paper_value: str | None = None
+    details: Mapping[str, Any] | None = field(default=None)
+    note: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
 def write_claim(
     path: str | os.PathLike,
+    claim_obj: Claim | None = None,
+    /,
     *,
-    id: str,
-    paper: str,
-    claim: str,
-    measured: str,
-    holds: bool | None,
-    scale: str,
+    id: str | None = None,
+    paper: str | None = None,
+    claim: str | None = None,
+    measured: str | None = None,
+    holds: bool | None = None,
+    scale: str | None = None,
     paper_value: str | None = None,
     details: Mapping[str, Any] | None = None,
     note: str | None = None,
 ) -> dict:
     """Write one claim file atomically and return its content.
 
+    Call it with a :class:`Claim` (``write_claim(path, claim)``) or with its fields as keywords.
+
     Parameters
     ----------
-    id : figure/table id as in TARGETS.md, e.g. ``"VMF-Fig2"``.
+    id : ``"<PAPER>-<item>"`` with the paper's own item name, e.g. ``"VMF-Fig2"``.
     paper : paper key (``vmf``, ``sgnht``, ``sggmc``, ``scir``, ``esca``, ``data``).
     claim : the paper's claim in one sentence.
     measured : what this run measured, in words with the numbers.
     holds : True/False, or None when the claim cannot be checked at this scale (say why in ``note``).
     scale : ``"smoke"``, ``"quick"`` or ``"paper"``, plus any scaling-down in words.
     """
+    if claim_obj is not None:
+        return write_claim(path, **claim_obj.as_dict())
+    missing = [k for k, v in dict(id=id, paper=paper, claim=claim, measured=measured, scale=scale).items() if v is None]
+    if missing:
+        raise TypeError(f"write_claim: missing claim fields {missing}")
     if holds is not None and not isinstance(holds, bool):
         holds = bool(holds)
     content = {

@@ -1,4 +1,4 @@
-"""Small shared utilities: atomic file output, seeding, logging set-up."""
+"""Small shared utilities: atomic file output, tables, logging set-up."""
 
 from __future__ import annotations
 
@@ -15,12 +15,38 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read without changing it where /proc allows)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0)  # elsewhere: set and restore at once
+    os.umask(mask)
+    return mask
+
+
+def chmod_as_created(path: str | os.PathLike) -> None:
+    """Give ``path`` the mode a plain ``open()`` / ``mkdir()`` would have given it under the umask.
+
+    ``tempfile.mkstemp`` / ``mkdtemp`` create 0600 / 0700 whatever the umask; files renamed into place
+    from them would stay private to their owner, which on a cluster's shared project directory keeps
+    colleagues from reading corpora and results.
+    """
+    base = 0o777 if Path(path).is_dir() else 0o666
+    os.chmod(path, base & ~current_umask())
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` only on success.
 
     Nothing half-written is ever left at ``path``: if the body raises, the temporary file is
-    removed and ``path`` keeps whatever it held before (usually nothing).
+    removed and ``path`` keeps whatever it held before (usually nothing). The file gets the
+    permissions the umask gives (not ``mkstemp``'s 0600).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -30,6 +56,8 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        if tmp_path.exists():
+            chmod_as_created(tmp_path)
         os.replace(tmp_path, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -93,21 +121,6 @@ def dataframe_to_markdown(df, floatfmt: str = ".4g") -> str:
     for row in df.itertuples(index=False):
         lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
     return "\n".join(lines) + "\n"
-
-
-def rng_from_seed(seed: int | np.random.SeedSequence | np.random.Generator, *keys: int) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from an integer seed, optionally spawned along ``keys``.
-
-    ``rng_from_seed(seed, chain)`` gives independent, reproducible streams per chain.
-    """
-    if isinstance(seed, np.random.Generator):
-        if keys:
-            raise ValueError("rng_from_seed: cannot derive keyed streams from an existing Generator")
-        return seed
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    if keys:
-        ss = np.random.SeedSequence(entropy=ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in keys))
-    return np.random.default_rng(ss)
 
 
 def setup_logging(log_path: str | os.PathLike | None = None, level: int = logging.INFO) -> None:

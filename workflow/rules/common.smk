@@ -44,10 +44,17 @@ def all_targets():
     return out
 
 
-def plotting_code(paper):
-    """The plotting module of a paper, as an input of its plot rules: editing a plot function
-    re-runs the plot rules (and only them; compute rules do not depend on it)."""
-    return str(Path(workflow.basedir) / "src" / "scalable_bayes" / "plotting" / f"{paper}.py")
+def paper_code(paper, *modules):
+    """Source files of a paper's modules (``"figures"``, ``"claims"``, ``"tables"``) under
+    ``src/scalable_bayes_papers/<paper>/``, as inputs of its figure and table rules: editing a figure
+    or a claim check re-runs those rules (and only them), so no claim goes stale; compute rules do not
+    depend on them, so changing a colour re-runs no sampler."""
+    root = Path(workflow.basedir) / "src" / "scalable_bayes_papers" / paper
+    files = [root / f"{m}.py" for m in modules]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        raise WorkflowError(f"paper_code({paper!r}): no such module(s) {missing}")
+    return [str(f) for f in files]
 
 
 # Conda environment of every rule for `--use-conda` users (envs/pipeline.post-deploy.sh installs

@@ -166,6 +166,7 @@ rule dataset_table:
         CONDA_ENV
     input:
         meta=expand("data/processed/{corpus}/meta.json", corpus=config["data"]["table"]),
+        code=paper_code("data", "claims"),
     output:
         csv=report(
             "results/tables/datasets.csv",

@@ -1,7 +1,9 @@
 # ESCA (Zaheer et al. 2016): LDA engines ESCA / CGS / CVB0 on real corpora (Fig. 2, Fig. 5, Fig. 6,
 # throughput table, topic table TabU3, dataset table TabU2), SEM vs EM on a Gaussian mixture (Fig. 3)
-# and the two-spin Ising table (TabU1). Compute rules write tidy tables under results/esca/runs/;
-# plot/table rules read them and write the claims.
+# and the two-spin Ising table (TabU1). Paper code: src/scalable_bayes_papers/esca/ (README.md there
+# maps each item to its rule and functions). Compute rules (*_runs) write tidy tables under
+# results/esca/runs/ and carry only their own job's settings; figure/table rules read them, take the
+# paper's figures/tables/claims modules as inputs, and write the claims.
 
 include: "functions/esca.smk"
 
@@ -16,6 +18,7 @@ wildcard_constraints:
     esca_threads=r"\d+",
     esca_seed=r"\d+",
     esca_scenario="good|bad",
+    esca_corpus="[a-z0-9_]+",
 
 
 rule esca:
@@ -23,33 +26,36 @@ rule esca:
         esca_targets(),
 
 
-rule esca_run:
+rule esca_lda_runs:
+    """One LDA engine on one (train, held-out) corpus pair: the runs of Fig. 2, Fig. 5, Fig. 6 and the
+    throughput table (the experiment is the first path component)."""
     input:
         train=esca_train_files,
         test=esca_test_files,
     output:
         "results/esca/runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}/seed{esca_seed}.parquet",
     params:
-        settings=esca_run_settings,
+        settings=esca_lda_run_settings,
         train_dir=esca_train_dir,
         test_dir=esca_test_dir,
     log:
-        "logs/esca/run/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.log",
+        "logs/esca/lda_runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.log",
     benchmark:
-        "benchmarks/esca/run/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.tsv"
-    threads: esca_run_threads
+        "benchmarks/esca/lda_runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.tsv"
+    threads: esca_lda_run_threads
     resources:
         mem_mb=4000,
         runtime=60,
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_run.py"
+        "../scripts/esca_lda_runs.py"
 
 
-rule esca_mpi_run:
-    """Distributed ESCA (scalable_bayes.inference.lda.distributed) under mpiexec; on a cluster the
-    slurm profile maps resources.tasks to MPI tasks (set resources.mpi to "srun")."""
+rule esca_throughput_mpi_runs:
+    """Distributed ESCA rows of the throughput table (python -m scalable_bayes_papers.esca.mpi_run)
+    under mpiexec; on a cluster the slurm profile maps resources.tasks to MPI tasks (set resources.mpi
+    to "srun")."""
     input:
         train=esca_train_files,
     output:
@@ -58,34 +64,35 @@ rule esca_mpi_run:
         esca_ranks=r"\d+",
     params:
         corpus_dir=esca_train_dir,
-        args=esca_mpi_args,
+        args=esca_throughput_mpi_args,
         python=ESCA_PYTHON,
     log:
-        "logs/esca/mpi_run/{esca_train}~R{esca_ranks}.log",
+        "logs/esca/throughput_mpi_runs/{esca_train}~R{esca_ranks}.log",
     benchmark:
-        "benchmarks/esca/mpi_run/{esca_train}~R{esca_ranks}.tsv"
-    threads: esca_mpi_ranks
+        "benchmarks/esca/throughput_mpi_runs/{esca_train}~R{esca_ranks}.tsv"
+    threads: esca_throughput_mpi_ranks
     resources:
         mem_mb=4000,
         runtime=60,
-        tasks=esca_mpi_ranks,
+        tasks=esca_throughput_mpi_ranks,
         mpi=ESCA_MPIEXEC,
     conda:
         CONDA_ENV
     shell:
-        "{resources.mpi} -n {resources.tasks} {params.python} -m scalable_bayes.inference.lda.distributed "
+        "{resources.mpi} -n {resources.tasks} {params.python} -m scalable_bayes_papers.esca.mpi_run "
         "--corpus {params.corpus_dir} --out {output} {params.args} --log {log} 2>> {log}"
 
 
-rule esca_gmm_run:
+rule esca_fig3_runs:
+    """EM and SEM on the synthetic Gaussian mixture, one (initialisation scenario, seed)."""
     output:
         "results/esca/runs/fig3/{esca_scenario}/seed{esca_seed}.parquet",
     params:
-        settings=esca_gmm_settings,
+        settings=esca_fig3_run_settings,
     log:
-        "logs/esca/gmm_run/{esca_scenario}~seed{esca_seed}.log",
+        "logs/esca/fig3_runs/{esca_scenario}~seed{esca_seed}.log",
     benchmark:
-        "benchmarks/esca/gmm_run/{esca_scenario}~seed{esca_seed}.tsv"
+        "benchmarks/esca/fig3_runs/{esca_scenario}~seed{esca_seed}.tsv"
     threads: 1
     resources:
         mem_mb=3000,
@@ -93,13 +100,37 @@ rule esca_gmm_run:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_gmm_run.py"
+        "../scripts/esca_fig3_runs.py"
+
+
+rule esca_tabu3_runs:
+    """ESCA on the whole train split of one corpus: the top words of every topic (TabU3)."""
+    input:
+        corpus=esca_corpus_files,
+    output:
+        "results/esca/runs/tabu3/{esca_corpus}.parquet",
+    params:
+        settings=esca_tabu3_run_settings,
+        corpus_dir=esca_corpus_dir_of,
+    log:
+        "logs/esca/tabu3_runs/{esca_corpus}.log",
+    benchmark:
+        "benchmarks/esca/tabu3_runs/{esca_corpus}.tsv"
+    threads: ESCA["topics"]["run"]["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/esca_tabu3_runs.py"
 
 
 rule esca_fig2:
+    """Held-out LL vs iterations and wall time, ESCA vs CGS vs CVB0 (Sec. 4)."""
     input:
-        plot_code=plotting_code("esca"),
-        runs=esca_fig2_runs(),
+        code=paper_code("esca", "figures", "claims"),
+        runs=esca_fig2_inputs(),
     output:
         fig=report("results/esca/figures/Fig2.png", caption="../report/esca_fig2.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig2.json",
@@ -108,7 +139,7 @@ rule esca_fig2:
         profile=PROFILE,
         settings=ESCA["fig2"],
     log:
-        "logs/esca/plot/Fig2.log",
+        "logs/esca/figure/Fig2.log",
     threads: 1
     resources:
         mem_mb=1000,
@@ -116,12 +147,13 @@ rule esca_fig2:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_plot.py"
+        "../scripts/esca_figure.py"
 
 
 rule esca_fig3:
+    """SEM vs EM on a 2-D Gaussian mixture, two initialisation scenarios (App. A)."""
     input:
-        plot_code=plotting_code("esca"),
+        code=paper_code("esca", "figures", "claims"),
         runs=expand("results/esca/runs/fig3/{scenario}/seed{seed}.parquet", scenario=["good", "bad"], seed=ESCA["fig3"]["seeds"]),
     output:
         fig=report("results/esca/figures/Fig3.png", caption="../report/esca_fig3.rst", category="esca"),
@@ -131,7 +163,7 @@ rule esca_fig3:
         profile=PROFILE,
         settings=ESCA["fig3"],
     log:
-        "logs/esca/plot/Fig3.log",
+        "logs/esca/figure/Fig3.log",
     threads: 1
     resources:
         mem_mb=1000,
@@ -139,13 +171,14 @@ rule esca_fig3:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_plot.py"
+        "../scripts/esca_figure.py"
 
 
 rule esca_fig5:
+    """Plain SCA vs sparse + alias ESCA: perplexity vs time and iterations (App. G)."""
     input:
-        plot_code=plotting_code("esca"),
-        runs=esca_fig5_runs(),
+        code=paper_code("esca", "figures", "claims"),
+        runs=esca_fig5_inputs(),
     output:
         fig=report("results/esca/figures/Fig5.png", caption="../report/esca_fig5.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig5.json",
@@ -154,7 +187,7 @@ rule esca_fig5:
         profile=PROFILE,
         settings=ESCA["fig5"],
     log:
-        "logs/esca/plot/Fig5.log",
+        "logs/esca/figure/Fig5.log",
     threads: 1
     resources:
         mem_mb=1000,
@@ -162,13 +195,14 @@ rule esca_fig5:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_plot.py"
+        "../scripts/esca_figure.py"
 
 
 rule esca_fig6:
+    """Cross-corpus perplexity vs iterations, time, K and beta (App. G)."""
     input:
-        plot_code=plotting_code("esca"),
-        runs=esca_fig6_runs(),
+        code=paper_code("esca", "figures", "claims"),
+        runs=esca_fig6_inputs(),
     output:
         fig=report("results/esca/figures/Fig6.png", caption="../report/esca_fig6.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig6.json",
@@ -177,7 +211,7 @@ rule esca_fig6:
         profile=PROFILE,
         settings=ESCA["fig6"],
     log:
-        "logs/esca/plot/Fig6.log",
+        "logs/esca/figure/Fig6.log",
     threads: 1
     resources:
         mem_mb=1000,
@@ -185,22 +219,21 @@ rule esca_fig6:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_plot.py"
+        "../scripts/esca_figure.py"
 
 
-rule esca_throughput_table:
+rule esca_throughput:
+    """Tokens/s of each engine at each thread count, and of ESCA over MPI (Sec. 4 throughput claim)."""
     input:
-        plot_code=plotting_code("esca"),
-        runs=esca_throughput_runs(),
-        mpi=esca_mpi_runs(),
+        code=paper_code("esca", "tables", "claims"),
+        runs=esca_throughput_inputs(),
+        mpi=esca_throughput_mpi_inputs(),
     output:
         csv="results/esca/tables/Throughput.csv",
         md="results/esca/tables/Throughput.md",
         claim="results/esca/claims/ESCA-Throughput.json",
     params:
-        item="Throughput",
         profile=PROFILE,
-        settings=ESCA["throughput"],
     log:
         "logs/esca/table/Throughput.log",
     threads: 1
@@ -210,18 +243,18 @@ rule esca_throughput_table:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_tables.py"
+        "../scripts/esca_throughput.py"
 
 
 rule esca_tabu1:
+    """Two-spin Ising model under synchronous vs sequential Gibbs (Sec. 2.5): exact, no run."""
     input:
-        plot_code=plotting_code("esca"),
+        code=paper_code("esca", "tables", "claims"),
     output:
         csv="results/esca/tables/TabU1.csv",
         md="results/esca/tables/TabU1.md",
         claim="results/esca/claims/ESCA-TabU1.json",
     params:
-        item="TabU1",
         profile=PROFILE,
     log:
         "logs/esca/table/TabU1.log",
@@ -232,19 +265,19 @@ rule esca_tabu1:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_tables.py"
+        "../scripts/esca_tabu1.py"
 
 
 rule esca_tabu2:
+    """The paper's data sets (Sec. 4) beside the stand-in corpora of this run."""
     input:
-        plot_code=plotting_code("esca"),
+        code=paper_code("esca", "static", "tables", "claims"),
         corpora=esca_tabu2_inputs,
     output:
         csv="results/esca/tables/TabU2.csv",
         md="results/esca/tables/TabU2.md",
         claim="results/esca/claims/ESCA-TabU2.json",
     params:
-        item="TabU2",
         profile=PROFILE,
         corpus_dirs=[esca_corpus_dir(c) for c in esca_heldout_corpora()],
     log:
@@ -256,42 +289,40 @@ rule esca_tabu2:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_tables.py"
+        "../scripts/esca_tabu2.py"
 
 
 rule esca_tabu3:
+    """Top words of the first ESCA topics per corpus (App. G), from the esca_tabu3_runs tables."""
     input:
-        plot_code=plotting_code("esca"),
-        corpora=esca_tabu3_inputs,
+        code=paper_code("esca", "tables", "claims"),
+        runs=esca_tabu3_inputs(),
     output:
         csv="results/esca/tables/TabU3.csv",
         md="results/esca/tables/TabU3.md",
         claim="results/esca/claims/ESCA-TabU3.json",
     params:
-        item="TabU3",
         profile=PROFILE,
         settings=ESCA["topics"],
-        corpus_dirs=[esca_corpus_dir(c) for c in ESCA["topics"]["corpora"]],
     log:
         "logs/esca/table/TabU3.log",
-    benchmark:
-        "benchmarks/esca/table/TabU3.tsv"
-    threads: 2
+    threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=1000,
+        runtime=5,
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_tables.py"
+        "../scripts/esca_tabu3.py"
 
 
-# Static items (TARGETS 2.5: no computation; rendered from the specs in scalable_bayes.plotting.esca)
+# Static items (no computation): rendered from the specs in src/scalable_bayes_papers/esca/static.py
 
 
-rule esca_static_fig1:
+rule esca_fig1:
+    """Double buffering of the sufficient statistics (Sec. 2.3), a diagram."""
     input:
-        plot_code=plotting_code("esca"),
+        code=paper_code("esca", "static", "figures", "claims"),
     output:
         fig=report("results/esca/figures/Fig1.png", caption="../report/esca_fig1.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig1.json",
@@ -307,12 +338,13 @@ rule esca_static_fig1:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_static.py"
+        "../scripts/esca_static_figure.py"
 
 
-rule esca_static_fig4:
+rule esca_fig4:
+    """LDA plate diagram (App. B)."""
     input:
-        plot_code=plotting_code("esca"),
+        code=paper_code("esca", "static", "figures", "claims"),
     output:
         fig=report("results/esca/figures/Fig4.png", caption="../report/esca_fig4.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig4.json",
@@ -328,12 +360,13 @@ rule esca_static_fig4:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_static.py"
+        "../scripts/esca_static_figure.py"
 
 
-rule esca_static_table:
+rule esca_tab1_tab2:
+    """Table 1 (models ESCA applies to) or Table 2 (notation of App. A), from the spec."""
     input:
-        plot_code=plotting_code("esca"),
+        code=paper_code("esca", "static", "tables", "claims"),
     output:
         csv="results/esca/tables/{esca_static_tab}.csv",
         md="results/esca/tables/{esca_static_tab}.md",
@@ -352,4 +385,4 @@ rule esca_static_table:
     conda:
         CONDA_ENV
     script:
-        "../scripts/esca_static.py"
+        "../scripts/esca_static_table.py"

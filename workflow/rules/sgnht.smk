@@ -1,6 +1,8 @@
 # SGNHT (Ding et al. 2014): synthetic experiments (Fig. 1, 2, SFig. 4-6, STab. 1) and the
-# machine-learning applications (Fig. 3, STab. 2-3). Compute rules write tidy tables under
-# results/sgnht/runs/; plot/table rules read them and write the claims.
+# machine-learning applications (Fig. 3, STab. 2-3). Paper code: src/scalable_bayes_papers/sgnht/
+# (runs -> claims, figures, tables; data for the stand-in splits; README.md there gives the choices).
+# Compute rules (sgnht_synthetic_runs, sgnht_ml_runs) write tidy tables under results/sgnht/runs/, one
+# job per experiment/task x seed; figure and table rules read them and write the claims.
 
 include: "functions/sgnht.smk"
 
@@ -10,7 +12,7 @@ rule sgnht:
         sgnht_targets(),
 
 
-rule sgnht_run_synthetic:
+rule sgnht_synthetic_runs:
     output:
         summary="results/sgnht/runs/{experiment}/seed{seed}/summary.parquet",
         density="results/sgnht/runs/{experiment}/seed{seed}/density.parquet",
@@ -21,9 +23,9 @@ rule sgnht_run_synthetic:
     params:
         settings=sgnht_synthetic_settings,
     log:
-        "logs/sgnht/run_synthetic/{experiment}_seed{seed}.log",
+        "logs/sgnht/sgnht_synthetic_runs/{experiment}_seed{seed}.log",
     benchmark:
-        "benchmarks/sgnht/run_synthetic/{experiment}_seed{seed}.tsv"
+        "benchmarks/sgnht/sgnht_synthetic_runs/{experiment}_seed{seed}.tsv"
     threads: 1
     resources:
         mem_mb=3000,
@@ -31,12 +33,12 @@ rule sgnht_run_synthetic:
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_run_synthetic.py"
+        "../scripts/sgnht_synthetic_runs.py"
 
 
 rule sgnht_fig1:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims"),
         summary=sgnht_run_files("double_well"),
         density=sgnht_run_files("double_well", "density"),
         traces=sgnht_run_files("double_well", "traces"),
@@ -46,21 +48,21 @@ rule sgnht_fig1:
     params:
         item="Fig1",
         profile=PROFILE,
-        settings=SGNHT,
+        settings=sgnht_figure_settings(),
     log:
-        "logs/sgnht/fig1/fig1.log",
+        "logs/sgnht/sgnht_fig1.log",
     resources:
         mem_mb=2000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_synthetic_items.py"
+        "../scripts/sgnht_synthetic_figure.py"
 
 
 rule sgnht_sfig4:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims"),
         summary=sgnht_run_files("double_well"),
         traces=sgnht_run_files("double_well", "traces"),
     output:
@@ -69,21 +71,21 @@ rule sgnht_sfig4:
     params:
         item="SFig4",
         profile=PROFILE,
-        settings=SGNHT,
+        settings=sgnht_figure_settings(),
     log:
-        "logs/sgnht/sfig4/sfig4.log",
+        "logs/sgnht/sgnht_sfig4.log",
     resources:
         mem_mb=2000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_synthetic_items.py"
+        "../scripts/sgnht_synthetic_figure.py"
 
 
 rule sgnht_fig2:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_density=sgnht_run_files("known_variance", "density"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
@@ -94,21 +96,21 @@ rule sgnht_fig2:
     params:
         item="Fig2",
         profile=PROFILE,
-        settings=SGNHT,
+        settings=sgnht_figure_settings(),
     log:
-        "logs/sgnht/fig2/fig2.log",
+        "logs/sgnht/sgnht_fig2.log",
     resources:
         mem_mb=2000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_synthetic_items.py"
+        "../scripts/sgnht_synthetic_figure.py"
 
 
 rule sgnht_sfig5:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
     output:
@@ -117,21 +119,21 @@ rule sgnht_sfig5:
     params:
         item="SFig5",
         profile=PROFILE,
-        settings=SGNHT,
+        settings=sgnht_figure_settings(),
     log:
-        "logs/sgnht/sfig5/sfig5.log",
+        "logs/sgnht/sgnht_sfig5.log",
     resources:
         mem_mb=2000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_synthetic_items.py"
+        "../scripts/sgnht_synthetic_figure.py"
 
 
 rule sgnht_sfig6:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims"),
         ng_summary=sgnht_run_files("normal_gamma"),
         ng_density=sgnht_run_files("normal_gamma", "density"),
     output:
@@ -140,21 +142,21 @@ rule sgnht_sfig6:
     params:
         item="SFig6",
         profile=PROFILE,
-        settings=SGNHT,
+        settings=sgnht_figure_settings(),
     log:
-        "logs/sgnht/sfig6/sfig6.log",
+        "logs/sgnht/sgnht_sfig6.log",
     resources:
         mem_mb=2000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_synthetic_items.py"
+        "../scripts/sgnht_synthetic_figure.py"
 
 
 rule sgnht_stab1:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims", "tables"),
         ng_summary=sgnht_run_files("normal_gamma"),
     output:
         csv=report("results/sgnht/tables/STab1.csv", caption="../report/sgnht_stab1.rst", category="sgnht"),
@@ -163,33 +165,33 @@ rule sgnht_stab1:
     params:
         item="STab1",
         profile=PROFILE,
-        settings=SGNHT,
+        settings=sgnht_figure_settings(),
     log:
-        "logs/sgnht/stab1/stab1.log",
+        "logs/sgnht/sgnht_stab1.log",
     resources:
         mem_mb=1000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_synthetic_items.py"
+        "../scripts/sgnht_stab1.py"
 
 
-rule sgnht_run_ml:
+rule sgnht_ml_runs:
     input:
         unpack(sgnht_ml_inputs),
     output:
         summary="results/sgnht/runs/ml/{task}/seed{seed}/summary.parquet",
         trace="results/sgnht/runs/ml/{task}/seed{seed}/trace.parquet",
     wildcard_constraints:
-        task="bnn|bpmf|lda",
+        task="|".join(SGNHT_ML_TASKS),
         seed=r"\d+",
     params:
-        ml=SGNHT["ml"],
+        settings=sgnht_ml_settings,
     log:
-        "logs/sgnht/run_ml/{task}_seed{seed}.log",
+        "logs/sgnht/sgnht_ml_runs/{task}_seed{seed}.log",
     benchmark:
-        "benchmarks/sgnht/run_ml/{task}_seed{seed}.tsv"
+        "benchmarks/sgnht/sgnht_ml_runs/{task}_seed{seed}.tsv"
     threads: 1
     resources:
         mem_mb=4000,
@@ -197,12 +199,12 @@ rule sgnht_run_ml:
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_run_ml.py"
+        "../scripts/sgnht_ml_runs.py"
 
 
 rule sgnht_fig3:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims"),
         summary=sgnht_ml_runs(),
     output:
         fig=report("results/sgnht/figures/Fig3.png", caption="../report/sgnht_fig3.rst", category="sgnht"),
@@ -212,19 +214,19 @@ rule sgnht_fig3:
         profile=PROFILE,
         ml=SGNHT["ml"],
     log:
-        "logs/sgnht/fig3/fig3.log",
+        "logs/sgnht/sgnht_fig3.log",
     resources:
         mem_mb=2000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_ml_items.py"
+        "../scripts/sgnht_fig3.py"
 
 
 rule sgnht_stab2:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims", "tables"),
         summary=sgnht_ml_runs(),
     output:
         csv=report("results/sgnht/tables/STab2.csv", caption="../report/sgnht_stab2.rst", category="sgnht"),
@@ -235,19 +237,19 @@ rule sgnht_stab2:
         profile=PROFILE,
         ml=SGNHT["ml"],
     log:
-        "logs/sgnht/stab2/stab2.log",
+        "logs/sgnht/sgnht_stab2.log",
     resources:
         mem_mb=1000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_ml_items.py"
+        "../scripts/sgnht_ml_table.py"
 
 
 rule sgnht_stab3:
     input:
-        plot_code=plotting_code("sgnht"),
+        code=paper_code("sgnht", "figures", "claims", "tables"),
         summary=sgnht_ml_runs(),
     output:
         csv=report("results/sgnht/tables/STab3.csv", caption="../report/sgnht_stab3.rst", category="sgnht"),
@@ -258,11 +260,11 @@ rule sgnht_stab3:
         profile=PROFILE,
         ml=SGNHT["ml"],
     log:
-        "logs/sgnht/stab3/stab3.log",
+        "logs/sgnht/sgnht_stab3.log",
     resources:
         mem_mb=1000,
         runtime=10,
     conda:
         CONDA_ENV
     script:
-        "../scripts/sgnht_ml_items.py"
+        "../scripts/sgnht_ml_table.py"

@@ -1,6 +1,7 @@
 # VMF paper (Nonnenmacher & Sahani 2024): special-function figures (Figs 1, 2, 4, 5), the document
-# clustering sweep (Fig. 3) and the data-set table (Tab. 1). Compute rules write tidy parquet tables
-# under results/vmf/runs/; plot rules read them and write the figure + claim.
+# clustering sweep (Fig. 3) and the data-set table (Tab. 1). Paper code: src/scalable_bayes_papers/vmf/
+# (runs -> claims, figures, tables; README.md there gives the choices). Compute rules (*_runs) write
+# tidy parquet tables under results/vmf/runs/; figure and table rules read them and write the claim.
 
 include: "functions/vmf.smk"
 
@@ -10,7 +11,7 @@ rule vmf:
         vmf_targets(),
 
 
-rule vmf_curves:
+rule vmf_curve_runs:
     conda:
         CONDA_ENV
     output:
@@ -21,22 +22,22 @@ rule vmf_curves:
         settings=lambda wc: VMF[wc.fig.lower()],
         psi_const=VMF["psi_const"],
     log:
-        "logs/vmf/vmf_curves/{fig}.log",
+        "logs/vmf/vmf_curve_runs/{fig}.log",
     benchmark:
-        "benchmarks/vmf/vmf_curves/{fig}.tsv"
+        "benchmarks/vmf/vmf_curve_runs/{fig}.tsv"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
     script:
-        "../scripts/vmf_curves.py"
+        "../scripts/vmf_curve_runs.py"
 
 
-rule vmf_plot_curves:
+rule vmf_curve_figure:
     conda:
         CONDA_ENV
     input:
-        plot_code=plotting_code("vmf"),
+        code=paper_code("vmf", "figures", "claims"),
         table="results/vmf/runs/{fig}/curves.parquet",
     output:
         png=report("results/vmf/figures/{fig}.png", caption="../report/vmf_curves.rst", category="vmf"),
@@ -45,20 +46,19 @@ rule vmf_plot_curves:
     wildcard_constraints:
         fig="|".join(VMF_CURVE_FIGS),
     params:
-        scale=lambda wc: vmf_scale(wc.fig),
-        note="",
-        true_k=None,
+        settings=lambda wc: VMF[wc.fig.lower()],
+        profile=PROFILE,
     log:
-        "logs/vmf/vmf_plot_curves/{fig}.log",
+        "logs/vmf/vmf_curve_figure/{fig}.log",
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/vmf_plot.py"
+        "../scripts/vmf_curve_figure.py"
 
 
-rule vmf_fig3_run:
+rule vmf_fig3_runs:
     conda:
         CONDA_ENV
     input:
@@ -72,22 +72,22 @@ rule vmf_fig3_run:
         settings=vmf_fig3_settings,
         corpus_dir=lambda wc: f"data/processed/{wc.dataset}",
     log:
-        "logs/vmf/vmf_fig3_run/{dataset}_seed{seed}.log",
+        "logs/vmf/vmf_fig3_runs/{dataset}_seed{seed}.log",
     benchmark:
-        "benchmarks/vmf/vmf_fig3_run/{dataset}_seed{seed}.tsv"
+        "benchmarks/vmf/vmf_fig3_runs/{dataset}_seed{seed}.tsv"
     threads: 2
     resources:
         mem_mb=6000,
         runtime=120,
     script:
-        "../scripts/vmf_fig3_run.py"
+        "../scripts/vmf_fig3_runs.py"
 
 
-rule vmf_plot_fig3:
+rule vmf_fig3:
     conda:
         CONDA_ENV
     input:
-        plot_code=plotting_code("vmf"),
+        code=paper_code("vmf", "figures", "claims", "tables"),
         runs=expand("results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet", dataset=VMF["fig3"]["datasets"],
                     seed=VMF["fig3"]["seeds"]),
     output:
@@ -98,32 +98,32 @@ rule vmf_plot_fig3:
     wildcard_constraints:
         fig="Fig3",
     params:
-        scale=vmf_scale("Fig3"),
-        note="Bregman uses the closed forms psi~_1 / psi~'_2; tied M-steps maximise the tied likelihood "
-        "(weighted mean resultant length) rather than averaging kappa as the authors' code does.",
-        true_k=VMF["fig3"]["true_k"],
+        settings=VMF["fig3"],
+        profile=PROFILE,
     log:
-        "logs/vmf/vmf_plot_fig3/{fig}.log",
+        "logs/vmf/vmf_fig3/{fig}.log",
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/vmf_plot.py"
+        "../scripts/vmf_fig3.py"
 
 
 rule vmf_tab1:
     conda:
         CONDA_ENV
     input:
-        [f for ds in VMF["tab1"]["datasets"] for f in corpus_files(ds)],
+        code=paper_code("vmf", "claims", "tables"),
+        corpora=[f for ds in VMF["tab1"]["datasets"] for f in corpus_files(ds)],
     output:
         csv=report("results/vmf/tables/Tab1.csv", caption="../report/vmf_Tab1.rst", category="vmf"),
         md="results/vmf/tables/Tab1.md",
         claim="results/vmf/claims/VMF-Tab1.json",
     params:
         corpus_dirs=[f"data/processed/{ds}" for ds in VMF["tab1"]["datasets"]],
-        scale=vmf_scale("Tab1"),
+        settings=VMF["tab1"],
+        profile=PROFILE,
     log:
         "logs/vmf/vmf_tab1.log",
     threads: 1

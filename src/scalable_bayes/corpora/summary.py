@@ -52,17 +52,3 @@ def dataset_table(directories: Iterable[str | os.PathLike]) -> pd.DataFrame:
     for col in int_cols:
         df[col] = df[col].astype("Int64")
     return df
-
-
-def dataset_claim(df: pd.DataFrame, tolerance: float = 0.01) -> tuple[bool, str]:
-    """Do the corpora that are the papers' own data sets have the papers' document counts (within
-    ``tolerance``, relative)? Returns (holds, measured text)."""
-    sub = df[~df["stand_in"] & df["paper_documents"].notna()]
-    parts, ok = [], True
-    for r in sub.itertuples():
-        rel = abs(r.documents - r.paper_documents) / r.paper_documents
-        ok &= bool(rel <= tolerance)
-        parts.append(f"{r.corpus} {r.documents:,} vs {int(r.paper_documents):,} ({100 * rel:.2f}%)")
-    if sub.empty:
-        return None, "no corpus with a paper document count in this profile's table"
-    return ok, "; ".join(parts)

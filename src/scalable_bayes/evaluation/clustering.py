@@ -11,7 +11,7 @@ __all__ = ["nmi"]
 def nmi(labels_true, labels_pred, average_method="arithmetic"):
     """NMI between true classes and predicted clusters (sklearn, arithmetic normalisation by default).
 
-    The VMF paper does not state its normaliser; arithmetic is sklearn's default (TARGETS [M4]).
+    The VMF paper (Sec. 3.1) does not state its normaliser; arithmetic is sklearn's default and is used here.
     """
     labels_true = np.asarray(labels_true)
     labels_pred = np.asarray(labels_pred)

@@ -1,13 +1,27 @@
-"""Held-out per-word log-likelihood of LDA topics by document completion (TARGETS [M2]).
+"""Document completion: held-out likelihood of LDA topics (Wallach et al. 2009, "document completion").
 
-Wallach et al. (2009), "document completion": the tokens of each test document, in CSR order with
-each (word, count) entry expanded, are split by position into an observed half (even positions) and
-a held-out half (odd positions). With the topics phi fixed, theta_d is estimated from the observed
-half by ``n_sweeps`` Gibbs sweeps of p(z = k) propto (alpha + n_dk^-) phi_kw, averaging
-theta_dk = (n_dk + alpha) / (|o_d| + K alpha) over the last half of the sweeps; the held-out half
-is scored with log sum_k theta_dk phi_kw. The score is the sum over documents divided by the number
-of held-out tokens. One protocol for every engine and every peer library: only the topic-word
-matrix of a model enters.
+The test protocol of the LDA experiments: the per-word held-out log-likelihood of the ESCA paper
+(Sec. 4, "Evaluation"; App. G) and the test perplexity of the semi-collapsed LDA of the SGNHT paper
+(Sec. 5.2, ICML abstracts; there the per-token predictive is averaged over samples of the topics
+before the log, as in Patterson & Teh 2013). Only the topic-word matrix of a model enters, so one
+protocol scores every engine and every peer library. Three pieces, each written once:
+
+1. :func:`split_halves`: the tokens of each document, in CSR order with each (word, count) entry
+   expanded, are split by position into an observed half (even positions) and a held-out half (odd
+   positions).
+2. :func:`gibbs_theta`: with the topics phi fixed, theta_d is estimated from the observed half by
+   ``n_sweeps`` Gibbs sweeps of p(z = k) propto (alpha + n_dk^-) phi_kw, averaging
+   theta_dk = (n_dk + alpha) / (|o_d| + K alpha) over the last ceil(n_sweeps / 2) sweeps. It draws
+   from either generator of :mod:`scalable_bayes.rng` (a chain's xoroshiro key or a per-document
+   counter-based stream).
+3. :func:`token_prob`: the predictive p(w | d) = sum_k theta_dk phi_kw of a held-out token.
+
+Two protocols are built from them. :func:`heldout_loglik` (the LDA engines and their peers): each
+document draws from its own stream (seed, 0, m), documents in parallel, documents with fewer than 2
+tokens skipped; the score is sum of log p(w | d) over held-out tokens / their number.
+:func:`completion_probs` (SGNHT's semi-collapsed LDA): the held-out token probabilities themselves,
+for a caller that averages them over samples of phi; documents in order, all from one xoroshiro key.
+:func:`fold_in` runs piece 2 on all tokens of a document (``transform`` of the engines).
 """
 
 from __future__ import annotations
@@ -18,37 +32,65 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from ..inference.lda._rng import next_uniform, stream
+from ..rng import draw_index, draw_uniform, stream
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["heldout_loglik", "document_completion_split", "fold_in", "check_topic_word"]
+__all__ = ["heldout_loglik", "completion_probs", "document_completion_split", "fold_in", "check_topic_word",
+           "split_halves", "tokens_from_counts", "gibbs_theta", "token_prob"]
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. tokens and their halves
+# ---------------------------------------------------------------------------------------------
+
+
+def tokens_from_counts(counts):
+    """CSR doc x term counts -> (doc_ptr, words) token arrays (int64; the tokens of document d are
+    ``words[doc_ptr[d]:doc_ptr[d + 1]]``, each (word, count) entry expanded in CSR order)."""
+    counts = counts.tocsr()
+    lens = np.asarray(counts.sum(axis=1)).ravel().astype(np.int64)
+    ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(lens)
+    words = np.repeat(counts.indices.astype(np.int64), counts.data.astype(np.int64))
+    return ptr, words
+
+
+def split_halves(ptr, words):
+    """Split each document's tokens into observed (even positions) and held-out (odd positions)
+    halves: returns (obs_ptr, obs_words, heldout_ptr, heldout_words), int64 token arrays."""
+    ptr = np.asarray(ptr, dtype=np.int64)
+    lens = np.diff(ptr)
+    toks = np.asarray(words)[ptr[0]:ptr[-1]].astype(np.int64)
+    pos = np.arange(toks.size, dtype=np.int64) - np.repeat(ptr[:-1] - ptr[0], lens)
+    obs = pos % 2 == 0
+    o_ptr = np.zeros(lens.size + 1, np.int64)
+    h_ptr = np.zeros(lens.size + 1, np.int64)
+    np.cumsum((lens + 1) // 2, out=o_ptr[1:])
+    np.cumsum(lens // 2, out=h_ptr[1:])
+    return o_ptr, toks[obs], h_ptr, toks[~obs]
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. theta from the observed half, 3. predictive of a held-out token
+# ---------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _doc_tokens(indptr, indices, cnt, m, out):
-    n = 0
-    for e in range(indptr[m], indptr[m + 1]):
-        for _ in range(cnt[e]):
-            out[n] = indices[e]
-            n += 1
-    return n
+def gibbs_theta(words, n, phi_t, alpha, n_sweeps, rng, z, ndk, theta, p):
+    """Gibbs sweeps over ``words[:n]`` with the topics fixed (``phi_t`` (V, K): phi transposed);
+    theta = average of (n_dk + alpha)/(n + K alpha) over the last ceil(n_sweeps / 2) sweeps.
 
-
-@njit(cache=True)
-def _gibbs_theta(words, n_words_doc, phi_t, alpha, n_sweeps, st, z, ndk, theta, p):
-    """Gibbs sweeps over ``words[:n]`` with phi fixed; theta = average of (n_dk + alpha)/(n + K alpha)
-    over the last ceil(n_sweeps / 2) sweeps. Returns the RNG state."""
+    ``rng`` is a xoroshiro key or a SplitMix64 stream state (:func:`scalable_bayes.rng.draw_uniform`);
+    the advanced ``rng`` is returned. Scratch: ``z`` (>= n ints), ``ndk`` (K ints), ``p`` (K floats);
+    output ``theta`` (K floats). Initial topics uniform; each draw by inverse CDF (binary search of
+    the running sums)."""
     K = phi_t.shape[1]
-    n = n_words_doc
     for k in range(K):
         ndk[k] = 0
         theta[k] = 0.0
     for i in range(n):
-        st, u = next_uniform(st)
-        k = int(u * K)
-        if k >= K:
-            k = K - 1
+        rng, k = draw_index(rng, K)
         z[i] = k
         ndk[k] += 1
     burn = n_sweeps - (n_sweeps + 1) // 2
@@ -63,7 +105,7 @@ def _gibbs_theta(words, n_words_doc, phi_t, alpha, n_sweeps, st, z, ndk, theta, 
             for k in range(K):
                 P += (ndk[k] + alpha) * phi_t[w, k]
                 p[k] = P
-            st, u = next_uniform(st)
+            rng, u = draw_uniform(rng)
             u *= P
             lo = 0
             hi = K - 1
@@ -81,68 +123,86 @@ def _gibbs_theta(words, n_words_doc, phi_t, alpha, n_sweeps, st, z, ndk, theta, 
                 theta[k] += (ndk[k] + alpha) / denom
     for k in range(K):
         theta[k] /= kept
-    return st
+    return rng
+
+
+@njit(inline="always", cache=True)
+def token_prob(theta, phi_t, w):
+    """p(w | d) = sum_k theta_dk phi_kw."""
+    q = 0.0
+    for k in range(theta.shape[0]):
+        q += theta[k] * phi_t[w, k]
+    return q
+
+
+# ---------------------------------------------------------------------------------------------
+# the protocols
+# ---------------------------------------------------------------------------------------------
 
 
 @njit(parallel=True, cache=True)
-def _completion_kernel(indptr, indices, cnt, phi_t, alpha, n_sweeps, seed):
-    """Per-document (sum of held-out log p(w), number of held-out tokens)."""
-    M = indptr.shape[0] - 1
+def _loglik_kernel(optr, owords, hptr, hwords, phi_t, alpha, n_sweeps, seed):
+    """Per-document (sum of held-out log p(w), number of held-out tokens); document m draws from the
+    stream (seed, 0, m); documents without a held-out token (fewer than 2 tokens) are skipped."""
+    M = optr.shape[0] - 1
     K = phi_t.shape[1]
     ll = np.zeros(M, np.float64)
     nh = np.zeros(M, np.int64)
     for m in prange(M):
-        n = 0
-        for e in range(indptr[m], indptr[m + 1]):
-            n += cnt[e]
-        if n < 2:
+        if hptr[m + 1] == hptr[m]:
             continue
-        toks = np.empty(n, np.int32)
-        _doc_tokens(indptr, indices, cnt, m, toks)
-        n_obs = (n + 1) // 2
-        obs = np.empty(n_obs, np.int32)
-        for i in range(n_obs):
-            obs[i] = toks[2 * i]
+        n_obs = optr[m + 1] - optr[m]
         z = np.empty(n_obs, np.int32)
         ndk = np.empty(K, np.int64)
         theta = np.empty(K, np.float64)
         p = np.empty(K, np.float64)
-        st = stream(seed, 0, m)
-        _gibbs_theta(obs, n_obs, phi_t, alpha, n_sweeps, st, z, ndk, theta, p)
+        gibbs_theta(owords[optr[m]:optr[m + 1]], n_obs, phi_t, alpha, n_sweeps, stream(seed, 0, m), z, ndk, theta, p)
         s = 0.0
-        h = 0
-        for i in range(1, n, 2):
-            w = toks[i]
-            q = 0.0
-            for k in range(K):
-                q += theta[k] * phi_t[w, k]
-            s += np.log(q)
-            h += 1
+        for t in range(hptr[m], hptr[m + 1]):
+            s += np.log(token_prob(theta, phi_t, hwords[t]))
         ll[m] = s
-        nh[m] = h
+        nh[m] = hptr[m + 1] - hptr[m]
     return ll, nh
 
 
+@njit(cache=True)
+def completion_probs(phi_t, optr, owords, hptr, hwords, alpha, n_sweeps, key, out):
+    """Document completion with the held-out token probabilities as output: for every document d (in
+    order, all drawing from the one xoroshiro ``key``, advanced in place) theta_d from its observed
+    half by :func:`gibbs_theta`, then ``out[t]`` = p(w_t | d) for each of its held-out tokens t.
+    ``phi_t`` (V, K) the topics transposed; token arrays as from :func:`split_halves`."""
+    M = optr.shape[0] - 1
+    K = phi_t.shape[1]
+    n_max = 0
+    for d in range(M):
+        n_max = max(n_max, optr[d + 1] - optr[d])
+    z = np.empty(n_max, np.int32)
+    ndk = np.empty(K, np.int64)
+    theta = np.empty(K, np.float64)
+    p = np.empty(K, np.float64)
+    for d in range(M):
+        n_obs = optr[d + 1] - optr[d]
+        key = gibbs_theta(owords[optr[d]:optr[d + 1]], n_obs, phi_t, alpha, n_sweeps, key, z, ndk, theta, p)
+        for t in range(hptr[d], hptr[d + 1]):
+            out[t] = token_prob(theta, phi_t, hwords[t])
+
+
 @njit(parallel=True, cache=True)
-def _fold_in_kernel(indptr, indices, cnt, phi_t, alpha, n_sweeps, seed):
-    M = indptr.shape[0] - 1
+def _fold_in_kernel(ptr, words, phi_t, alpha, n_sweeps, seed):
+    M = ptr.shape[0] - 1
     K = phi_t.shape[1]
     out = np.empty((M, K), np.float64)
     for m in prange(M):
-        n = 0
-        for e in range(indptr[m], indptr[m + 1]):
-            n += cnt[e]
+        n = ptr[m + 1] - ptr[m]
         if n == 0:
             for k in range(K):
                 out[m, k] = 1.0 / K
             continue
-        toks = np.empty(n, np.int32)
-        _doc_tokens(indptr, indices, cnt, m, toks)
         z = np.empty(n, np.int32)
         ndk = np.empty(K, np.int64)
         theta = np.empty(K, np.float64)
         p = np.empty(K, np.float64)
-        _gibbs_theta(toks, n, phi_t, alpha, n_sweeps, stream(seed, 1, m), z, ndk, theta, p)
+        gibbs_theta(words[ptr[m]:ptr[m + 1]], n, phi_t, alpha, n_sweeps, stream(seed, 1, m), z, ndk, theta, p)
         for k in range(K):
             out[m, k] = theta[k]
     return out
@@ -179,7 +239,7 @@ def _check_counts(X) -> sp.csr_matrix:
 
 def heldout_loglik(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20, seed: int = 0,
                    return_details: bool = False):
-    """Per-word held-out log-likelihood by document completion ([M2]).
+    """Per-word held-out log-likelihood by document completion (module docstring).
 
     Parameters
     ----------
@@ -201,12 +261,9 @@ def heldout_loglik(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20,
     if n_sweeps < 1:
         raise ValueError(f"n_sweeps must be >= 1, got {n_sweeps}")
     X = _check_counts(X)
-    phi = check_topic_word(topic_word, X.shape[1])
-    phi_t = np.ascontiguousarray(phi.T)
-    ll, nh = _completion_kernel(
-        X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data.astype(np.int32),
-        phi_t, float(doc_topic_prior), int(n_sweeps), int(seed),
-    )
+    phi_t = np.ascontiguousarray(check_topic_word(topic_word, X.shape[1]).T)
+    optr, ow, hptr, hw = split_halves(*tokens_from_counts(X))
+    ll, nh = _loglik_kernel(optr, ow, hptr, hw, phi_t, float(doc_topic_prior), int(n_sweeps), int(seed))
     n_tok = int(nh.sum())
     if n_tok == 0:
         raise ValueError("no test document has 2 or more tokens; nothing to score")
@@ -219,31 +276,29 @@ def heldout_loglik(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20,
 
 def fold_in(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20, seed: int = 0) -> np.ndarray:
     """Document-topic proportions theta (M, K) of the documents X with the topics fixed (Gibbs
-    fold-in on all tokens, averaged over the last half of the sweeps); empty documents get 1/K."""
+    fold-in on all tokens, averaged over the last half of the sweeps; document m draws from the
+    stream (seed, 1, m)); empty documents get 1/K."""
     if doc_topic_prior <= 0:
         raise ValueError(f"doc_topic_prior must be > 0, got {doc_topic_prior}")
     X = _check_counts(X)
     phi_t = np.ascontiguousarray(check_topic_word(topic_word, X.shape[1]).T)
-    return _fold_in_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data.astype(np.int32),
-                           phi_t, float(doc_topic_prior), int(n_sweeps), int(seed))
+    ptr, words = tokens_from_counts(X)
+    return _fold_in_kernel(ptr, words, phi_t, float(doc_topic_prior), int(n_sweeps), int(seed))
 
 
 def document_completion_split(X):
-    """The (observed, held-out) halves of every document as two CSR matrices (even / odd token
-    positions of the expanded CSR order), the split :func:`heldout_loglik` uses internally."""
+    """The (observed, held-out) halves of every document as two CSR matrices (:func:`split_halves`),
+    the split :func:`heldout_loglik` scores; documents with fewer than 2 tokens are left empty in
+    both (they are not scored)."""
     X = _check_counts(X)
-    rows_o, cols_o, rows_h, cols_h = [], [], [], []
-    for m in range(X.shape[0]):
-        s, e = X.indptr[m], X.indptr[m + 1]
-        toks = np.repeat(X.indices[s:e], X.data[s:e].astype(np.int64))
-        if toks.size < 2:
-            continue
-        rows_o.append(np.full((toks.size + 1) // 2, m))
-        cols_o.append(toks[0::2])
-        rows_h.append(np.full(toks.size // 2, m))
-        cols_h.append(toks[1::2])
-    def mk(r, c):
-        r = np.concatenate(r) if r else np.zeros(0, np.int64)
-        c = np.concatenate(c) if c else np.zeros(0, np.int64)
-        return sp.csr_matrix((np.ones(r.size, np.int32), (r, c)), shape=X.shape)
-    return mk(rows_o, cols_o), mk(rows_h, cols_h)
+    optr, ow, hptr, hw = split_halves(*tokens_from_counts(X))
+    scored = np.diff(hptr) > 0
+    rows = np.arange(X.shape[0])
+
+    def csr(ptr, words):
+        lens = np.diff(ptr)
+        keep = np.repeat(scored, lens)
+        r = np.repeat(rows, lens)[keep]
+        return sp.csr_matrix((np.ones(r.size, np.int32), (r, words[keep])), shape=X.shape)
+
+    return csr(optr, ow), csr(hptr, hw)

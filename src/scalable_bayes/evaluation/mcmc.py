@@ -1,5 +1,6 @@
 """MCMC diagnostics: effective sample size and integrated autocorrelation time (ArviZ),
-Monte Carlo standard errors, and density-estimate errors (TARGETS [M5], [M6]).
+Monte Carlo standard errors, density-estimate errors (TARGETS [M5], [M6]) and a sample-averaged
+predictive scored while a chain runs ([M8]).
 """
 
 from __future__ import annotations
@@ -103,3 +104,29 @@ def running_mean(x) -> np.ndarray:
     """Running mean over iterations (e.g. of the kinetic energy, [M6])."""
     x = np.asarray(x, dtype=np.float64)
     return np.cumsum(x) / np.arange(1, x.size + 1)
+
+
+class PredictiveAverage:
+    """Sample-averaged posterior predictive, scored at checkpoints ([M8]): a ``run_chain`` callback.
+
+    At each checkpoint after ``burnin`` steps, ``predict(position)`` gives one predictive array per
+    evaluation set (e.g. validation and test); their running sums over the checkpoints seen so far are
+    divided by the count and passed to ``score(*averages)``, which returns one number per set.
+    ``rows`` collects ``(step, *scores)``; the call returns the last score (the driver records it).
+    """
+
+    def __init__(self, burnin: int, predict, score):
+        self.burnin, self.predict, self.score = burnin, predict, score
+        self.sums = None
+        self.n = 0
+        self.rows = []
+
+    def __call__(self, step, state):
+        if step <= self.burnin:
+            return None
+        preds = self.predict(state.position)
+        self.sums = list(preds) if self.sums is None else [s + p for s, p in zip(self.sums, preds)]
+        self.n += 1
+        scores = self.score(*[s / self.n for s in self.sums])
+        self.rows.append((step, *scores))
+        return scores[-1]

@@ -1,12 +1,13 @@
-"""EM vs stochastic EM (SEM) for a Gaussian mixture (ESCA App. A and App. F, eqs. 71-73; TARGETS [A25]).
+"""EM vs stochastic EM (SEM) for a Gaussian mixture (ESCA App. A and App. F, eqs. 71-73).
 
 EM:  E: r_ik propto theta_k N(x_i | mu_k, Sigma_k);  M: MAP updates with the soft counts.
 SEM: E as above; S: z_i ~ Cat(r_i); M: the same MAP updates with hard counts (eq. 73):
      theta_k = (n_k + a - 1)/(n + K a - K),  mu_k = (kappa0 mu0 + sum_{z_i=k} x_i)/(kappa0 + n_k),
      Sigma_k = (Psi0 + kappa0 mu0 mu0^T + sum_{z_i=k} x_i x_i^T - (kappa0 + n_k) mu_k mu_k^T)/(nu0 + d + 2 + n_k).
-Priors are not stated in the paper (TARGETS [A25] scaled default): a = 1, kappa0 = 0.01, mu0 = data
-mean, Psi0 = 0.01 I, nu0 = 0. An empty component keeps its previous parameters.
+Default priors (weak; the ESCA paper states none): a = 1, kappa0 = 0.01, mu0 = data mean,
+Psi0 = 0.01 I, nu0 = 0. An empty component keeps its previous parameters.
 Both use the same M-step so that the only difference is soft vs sampled assignments.
+Initialisation: :func:`init_kmeanspp` (k-means++ seeding), or any means through :func:`init_from_means`.
 """
 
 from __future__ import annotations
@@ -19,31 +20,13 @@ from scipy.special import logsumexp
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["GMMParams", "make_gmm_data", "fit_em_sem", "gmm_loglik", "init_params"]
+__all__ = ["GMMParams", "fit_em_sem", "gmm_loglik", "init_from_means", "init_kmeanspp", "kmeanspp_means"]
 
 
 class GMMParams(NamedTuple):
     weights: np.ndarray  # (K,)
     means: np.ndarray  # (K, d)
     covs: np.ndarray  # (K, d, d)
-
-
-def make_gmm_data(n_components=30, n_train=100_000, n_test=1_000, dim=2, seed=0):
-    """Synthetic mixture (TARGETS ESCA-Fig3 proposal): means U([-20, 20]^d), Sigma_k = diag(U(0.5, 2)^2),
-    weights Dir(5 * 1). Returns (X_train, X_test, true GMMParams)."""
-    rng = np.random.default_rng(seed)
-    K = n_components
-    means = rng.uniform(-20, 20, size=(K, dim))
-    sd = rng.uniform(0.5, 2.0, size=(K, dim))
-    covs = np.stack([np.diag(s**2) for s in sd])
-    w = rng.dirichlet(np.full(K, 5.0))
-    true = GMMParams(w, means, covs)
-
-    def draw(n):
-        z = rng.choice(K, size=n, p=w)
-        return means[z] + rng.standard_normal((n, dim)) * sd[z]
-
-    return draw(n_train), draw(n_test), true
 
 
 def _log_resp(X, p: GMMParams):
@@ -77,25 +60,32 @@ def gmm_loglik(X, p: GMMParams) -> float:
     return float(logsumexp(_log_resp(X, p), axis=1).mean())
 
 
-def init_params(X, n_components, scenario, rng, subsample=5000):
-    """'good': k-means++ seeding on a subsample; 'bad': all means in a 1 x 1 box around the data mean
-    (TARGETS proposal). Covariances start at the data covariance, weights uniform."""
-    K, d = n_components, X.shape[1]
+def kmeanspp_means(X, n_components, rng, subsample=5000):
+    """k-means++ seeding (Arthur & Vassilvitskii 2007) on a random subsample of ``subsample`` rows of X:
+    the first centre uniform, each next one drawn with probability proportional to the squared
+    distance to the nearest centre so far. Returns the (n_components, d) centres."""
+    K = n_components
     Xs = X[rng.choice(X.shape[0], size=min(subsample, X.shape[0]), replace=False)]
-    if scenario == "good":
-        means = [Xs[rng.integers(Xs.shape[0])]]
-        d2 = ((Xs - means[0]) ** 2).sum(1)
-        for _ in range(1, K):
-            c = Xs[rng.choice(Xs.shape[0], p=d2 / d2.sum())]
-            means.append(c)
-            d2 = np.minimum(d2, ((Xs - c) ** 2).sum(1))
-        means = np.array(means)
-    elif scenario == "bad":
-        means = X.mean(0) + rng.uniform(-0.5, 0.5, size=(K, d))
-    else:
-        raise ValueError(f"init scenario must be 'good' or 'bad', got {scenario!r}")
+    means = [Xs[rng.integers(Xs.shape[0])]]
+    d2 = ((Xs - means[0]) ** 2).sum(1)
+    for _ in range(1, K):
+        c = Xs[rng.choice(Xs.shape[0], p=d2 / d2.sum())]
+        means.append(c)
+        d2 = np.minimum(d2, ((Xs - c) ** 2).sum(1))
+    return np.array(means)
+
+
+def init_from_means(X, means) -> GMMParams:
+    """Mixture parameters from given means: uniform weights, every covariance the data covariance
+    (+ 1e-6 I)."""
+    K, d = means.shape[0], X.shape[1]
     cov = np.cov(X.T) + 1e-6 * np.eye(d)
     return GMMParams(np.full(K, 1.0 / K), means, np.repeat(cov[None], K, axis=0))
+
+
+def init_kmeanspp(X, n_components, rng, subsample=5000) -> GMMParams:
+    """The usual initialisation: k-means++ means (:func:`kmeanspp_means`), data covariance, uniform weights."""
+    return init_from_means(X, kmeanspp_means(X, n_components, rng, subsample))
 
 
 def _stats_soft(X, R):
@@ -180,27 +170,3 @@ def fit_em_sem(X, X_test, init: GMMParams, method: str, n_iter: int, seed: int, 
         hist.append({"iteration": it, "test_ll": gmm_loglik(X_test, p)})
     hist[-1]["train_ll"] = gmm_loglik(X, p)
     return p, hist
-
-
-def run_fig3_scenario(*, scenario, seed, n_components=30, n_train=100_000, n_test=1_000, n_iter=50, **_ignored):
-    """ESCA Fig. 3, one (scenario, seed): data from ``seed``; 'good': EM and SEM share one k-means++
-    initialisation; 'bad': EM gets the k-means++ one, SEM the bad box initialisation, and as a
-    reference (not in the paper) EM is also run from SEM's bad start (method ``EM_bad``): it shows
-    what the bad start costs EM, so that SEM's shortfall can be read against it. Tidy table."""
-    import pandas as pd
-
-    X, Xte, true = make_gmm_data(n_components, n_train, n_test, seed=seed)
-    rng = np.random.default_rng([seed, 1])
-    good = init_params(X, n_components, "good", rng)
-    sem_init = good if scenario == "good" else init_params(X, n_components, "bad", rng)
-    runs = {"EM": ("EM", good), "SEM": ("SEM", sem_init)}  # series label -> (algorithm, initialisation)
-    if scenario == "bad":
-        runs["EM_bad"] = ("EM", sem_init)
-    rows = []
-    for method, (algorithm, init) in runs.items():
-        _, hist = fit_em_sem(X, Xte, init, algorithm, n_iter, seed)
-        for h in hist:
-            rows.append({"scenario": scenario, "seed": seed, "method": method, **h})
-    df = pd.DataFrame(rows)
-    df["true_test_ll"] = gmm_loglik(Xte, true)
-    return df

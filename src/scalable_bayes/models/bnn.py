@@ -1,4 +1,5 @@
-"""Bayesian neural network for classification (SGNHT Sec. 5.2, "BNN as in Chen et al. 2014"; TARGETS [A27]).
+"""Bayesian neural network for classification (SGNHT Sec. 5.2, "BNN as in Chen et al. 2014"; the
+parts that paper leaves unstated are chosen below and in scalable_bayes_papers/sgnht/README.md).
 
 784-H-10 network, sigmoid hidden units, softmax output. Weights of each of the four parameter groups
 (W1, b1, W2, b2) have prior N(0, 1/lambda_g) with lambda_g ~ Gamma(1, 1), resampled by Gibbs every
@@ -86,17 +87,3 @@ class BNN:
 
     def model(self) -> Model:
         return Model("bnn", self.dim, self.X.shape[0], grad_py=self.grad)
-
-
-def split_mnist(images, labels, n_train: int, n_val: int, seed: int = 0):
-    """Split the 10,000 MNIST test images (the mirror lacks the training images) into train/val/test.
-
-    Pixels scaled to [0, 1]; the split is a seeded permutation, fixed across chains.
-    """
-    X = np.asarray(images, dtype=np.float64).reshape(len(images), -1) / 255.0
-    y = np.asarray(labels, dtype=np.int64)
-    if n_train + n_val >= len(y):
-        raise ValueError(f"split_mnist: n_train + n_val = {n_train + n_val} leaves no test images out of {len(y)}")
-    perm = np.random.default_rng(seed).permutation(len(y))
-    tr, va, te = perm[:n_train], perm[n_train:n_train + n_val], perm[n_train + n_val:]
-    return (X[tr], y[tr]), (X[va], y[va]), (X[te], y[te])

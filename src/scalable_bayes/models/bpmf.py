@@ -1,4 +1,5 @@
-"""Bayesian probabilistic matrix factorisation (Salakhutdinov & Mnih 2008) for SG-MCMC (TARGETS [A28]).
+"""Bayesian probabilistic matrix factorisation (Salakhutdinov & Mnih 2008) for SG-MCMC (SGNHT Sec. 5.2;
+the settings the paper leaves unstated are chosen below and in scalable_bayes_papers/sgnht/README.md).
 
 r_ij ~ N(mu + a_i + b_j + u_i'v_j, 1/tau); u_i ~ N(0, diag(lambda_U)^-1), v_j ~ N(0, diag(lambda_V)^-1),
 a_i ~ N(0, 1/lambda_a), b_j ~ N(0, 1/lambda_b); every lambda ~ Gamma(1, 1), resampled by Gibbs every
@@ -78,13 +79,3 @@ class BPMF:
 
     def model(self) -> Model:
         return Model("bpmf", self.dim, self.r.shape[0], grad_py=self.grad)
-
-
-def split_ratings(df, test_frac: float = 0.2, val_frac: float = 0.1, seed: int = 0):
-    """80/20 train/test split of a ratings table, and a validation share of the training part."""
-    n = len(df)
-    perm = np.random.default_rng(seed).permutation(n)
-    n_test = int(round(test_frac * n))
-    test, train = perm[:n_test], perm[n_test:]
-    n_val = int(round(val_frac * len(train)))
-    return df.iloc[train[n_val:]], df.iloc[train[:n_val]], df.iloc[test]

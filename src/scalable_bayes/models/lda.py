@@ -1,14 +1,15 @@
-"""Semi-collapsed LDA in the expanded-natural parametrisation (SGNHT App. H; TARGETS [A20], [A21], [A29]).
+"""Semi-collapsed LDA in the expanded-natural parametrisation (SGNHT Sec. 5.2 and App. H).
 
 Topics pi_k = softmax(theta_k) over the vocabulary, theta_kw ~ N(beta, sigma^2) (beta = 0.1, sigma = 1);
-document proportions integrated out with Dir(alpha), alpha = 0.1. The stochastic gradient of the log
-posterior is
+document proportions integrated out with Dir(alpha), alpha = 0.1 (SGNHT Sec. 5.2). The stochastic
+gradient of the log posterior (App. H) is
 
     d/d theta_kw = (beta - theta_kw)/sigma^2 + (D/|S|) sum_{d in S} E[n_dkw - pi_kw n_dk.]
 
 with the expectation from within-document Gibbs sweeps p(z = k) ∝ (alpha + n_dk^-) pi_{k,w} (the
-normalised pi, not exp(theta): TARGETS pitfall). Gibbs and perplexity kernels are Numba, drawing from
-the chain's xoroshiro key.
+normalised pi = softmax(theta) of App. H, not exp(theta)). The Gibbs kernel is Numba, drawing from
+the chain's xoroshiro key. Test perplexity by document completion
+(:mod:`scalable_bayes.evaluation.heldout`): :func:`completion_probs` scores these topics.
 """
 
 from __future__ import annotations
@@ -16,18 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..samplers.rng import uniform, uniform_int
+from ..evaluation import heldout
+from ..evaluation.heldout import split_halves, tokens_from_counts
+from ..rng import uniform, uniform_int
 from .base import Model
 
-
-def tokens_from_counts(counts):
-    """CSR doc x term counts -> (doc_ptr, words) token arrays (tokens of a document contiguous)."""
-    counts = counts.tocsr()
-    lens = np.asarray(counts.sum(axis=1)).ravel().astype(np.int64)
-    ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum(lens)
-    words = np.repeat(counts.indices.astype(np.int64), counts.data.astype(np.int64))
-    return ptr, words
+__all__ = ["SemiCollapsedLDA", "completion_probs", "expected_counts", "softmax_rows", "split_halves",
+           "tokens_from_counts"]
 
 
 @njit(cache=True)
@@ -98,57 +94,14 @@ def expected_counts(pi, ptr, words, docs, alpha, sweeps, burn, key, ekw, ek):
                     ek[k] += ndk[k] / n_keep
 
 
-@njit(cache=True)
 def completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, key, out):
-    """Document completion ([M2]): theta_d from the observed half by Gibbs (average of the last half of
-    the sweeps), then out[t] = sum_k theta_dk pi_{k, w_t} for every held-out token t."""
-    K = pi.shape[0]
-    probs = np.empty(K)
-    ndk = np.empty(K)
-    th = np.empty(K)
-    burn = sweeps // 2
-    for d in range(optr.shape[0] - 1):
-        a, b = optr[d], optr[d + 1]
-        L = b - a
-        z = np.empty(L, dtype=np.int64)
-        ndk[:] = 0.0
-        th[:] = 0.0
-        for t in range(L):
-            z[t] = uniform_int(key, K)
-            ndk[z[t]] += 1.0
-        for s in range(sweeps):
-            for t in range(L):
-                w = owords[a + t]
-                ndk[z[t]] -= 1.0
-                for k in range(K):
-                    probs[k] = (alpha + ndk[k]) * pi[k, w]
-                k_new = _sample_k(probs, K, key)
-                z[t] = k_new
-                ndk[k_new] += 1.0
-            if s >= burn:
-                for k in range(K):
-                    th[k] += (ndk[k] + alpha) / (L + K * alpha)
-        for k in range(K):
-            th[k] /= sweeps - burn
-        for t in range(hptr[d], hptr[d + 1]):
-            w = hwords[t]
-            p = 0.0
-            for k in range(K):
-                p += th[k] * pi[k, w]
-            out[t] = p
-
-
-def split_halves(ptr, words):
-    """Split each document's tokens into observed (even positions) and held-out (odd positions) halves."""
-    o_ptr, h_ptr, o_w, h_w = [0], [0], [], []
-    for d in range(len(ptr) - 1):
-        toks = words[ptr[d]:ptr[d + 1]]
-        o_w.append(toks[0::2])
-        h_w.append(toks[1::2])
-        o_ptr.append(o_ptr[-1] + len(toks[0::2]))
-        h_ptr.append(h_ptr[-1] + len(toks[1::2]))
-    cat = lambda xs: np.concatenate(xs).astype(np.int64) if xs else np.zeros(0, np.int64)  # noqa: E731
-    return np.array(o_ptr, np.int64), cat(o_w), np.array(h_ptr, np.int64), cat(h_w)
+    """Document completion with topics ``pi`` (K x W): ``out[t]`` = sum_k theta_dk pi_{k, w_t} for every
+    held-out token t, theta_d from the observed half by ``sweeps`` Gibbs sweeps drawing from ``key``
+    (advanced in place); token arrays from :func:`split_halves`. The caller averages ``out`` over
+    samples of pi before taking logs (SGNHT Sec. 5.2). See
+    :func:`scalable_bayes.evaluation.heldout.completion_probs`."""
+    heldout.completion_probs(np.ascontiguousarray(pi.T), optr, owords, hptr, hwords, float(alpha), int(sweeps), key,
+                             out)
 
 
 class SemiCollapsedLDA:
@@ -189,8 +142,3 @@ class SemiCollapsedLDA:
 
     def model(self) -> Model:
         return Model("lda", self.dim, self.D, grad_py=self.grad)
-
-
-def perplexity_from_probs(prob_sum, n_samples):
-    """exp(- mean log p-bar) with p-bar the per-token predictive averaged over samples."""
-    return float(np.exp(-np.mean(np.log(prob_sum / n_samples))))

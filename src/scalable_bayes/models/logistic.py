@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..samplers.intrinsics import prefetch_l2
+from ..intrinsics import prefetch_l2
 from .base import Model
 
 

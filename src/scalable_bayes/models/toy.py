@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 from scipy import stats
 
-from ..samplers.rng import normal_pair
+from ..rng import normal_pair
 from .base import Model
 
 

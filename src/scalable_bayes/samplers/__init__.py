@@ -21,7 +21,7 @@ from .base import (
     sgnht_reformulated,
 )
 from .driver import ChainResult, run_chain
-from .rng import make_key
+from ..rng import make_key
 
 __all__ = [
     "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult",

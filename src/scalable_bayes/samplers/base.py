@@ -29,7 +29,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from . import kernels
-from .rng import as_key, fill_normal
+from ..rng import as_key, fill_normal
 
 
 class SGState(NamedTuple):
@@ -103,7 +103,7 @@ class SamplingAlgorithm(NamedTuple):
 
         ``minibatch`` is an int64 index array into the model's data (ignored by models without
         data, e.g. targets with injected gradient noise). ``rng`` is a key from
-        :func:`scalable_bayes.samplers.rng.make_key` (advanced in place) or an int seed.
+        :func:`scalable_bayes.rng.make_key` (advanced in place) or an int seed.
         """
         kern = self.kernel
         hyper = self.hyper

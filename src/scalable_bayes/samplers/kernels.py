@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import normal_pair
+from ..rng import normal_pair
 
 
 @njit(cache=True)

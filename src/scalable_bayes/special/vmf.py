@@ -1,7 +1,7 @@
 """von Mises-Fisher normaliser, mean <-> natural parameter maps and the negative entropy.
 
 Notation (Nonnenmacher & Sahani 2024, "A solution for the mean parametrization of the vMF
-distribution"; TARGETS.md 1.6, [A31]-[A35]):
+distribution", Sec. 2 and App. A.4-A.5):
 
 * vMF on S^{d-1}: p(x | eta) = exp(eta^T x - Phi(eta)), kappa = |eta|, nu = d/2 - 1.
 * A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa) = r = |mu|, the norm of the mean parameter.

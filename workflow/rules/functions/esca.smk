@@ -13,7 +13,7 @@ def esca_run_path(exp, train, test, method, K, beta, threads, seed):
     )
 
 
-def esca_fig2_runs():
+def esca_fig2_inputs():
     r = ESCA["fig2"]["run"]
     return [
         esca_run_path("fig2", c, c, m, r["n_topics"], r["beta"], r["threads"], s)
@@ -23,7 +23,7 @@ def esca_fig2_runs():
     ]
 
 
-def esca_throughput_runs():
+def esca_throughput_inputs():
     r = ESCA["throughput"]["run"]
     return [
         esca_run_path("throughput", c, c, m, r["n_topics"], r["beta"], t, 0)
@@ -35,7 +35,7 @@ def esca_throughput_runs():
     ]
 
 
-def esca_mpi_runs():
+def esca_throughput_mpi_inputs():
     return [
         f"results/esca/runs/mpi/{c}~R{r}.parquet"
         for c in ESCA["throughput"]["corpora"]
@@ -43,7 +43,7 @@ def esca_mpi_runs():
     ]
 
 
-def esca_mpi_args(wildcards):
+def esca_throughput_mpi_args(wildcards):
     r = ESCA["throughput"]["run"]
     args = [
         f"--n-topics {r['n_topics']}",
@@ -70,7 +70,7 @@ def esca_test_files(wildcards):
     return corpus_files(wildcards.esca_test)
 
 
-def esca_fig5_runs():
+def esca_fig5_inputs():
     f = ESCA["fig5"]
     r = f["run"]
     return [
@@ -81,7 +81,7 @@ def esca_fig5_runs():
     ]
 
 
-def esca_fig6_runs():
+def esca_fig6_inputs():
     f = ESCA["fig6"]
     r = f["run"]
     K0, b0 = r["n_topics"], r["beta"]
@@ -97,7 +97,9 @@ def esca_fig6_runs():
     )
 
 
-def esca_run_settings(wildcards):
+def esca_lda_run_settings(wildcards):
+    """Settings of ONE LDA run: the experiment's run block (scalars only) with this job's method, K,
+    beta, threads and seed from its output path (no seed list, no K or beta grid)."""
     run = dict(ESCA[wildcards.esca_exp]["run"])
     run.update(
         {
@@ -129,16 +131,23 @@ def esca_test_dir(wildcards):
     return esca_corpus_dir(wildcards.esca_test)
 
 
-def esca_run_threads(wildcards):
+def esca_lda_run_threads(wildcards):
     return int(wildcards.esca_threads)
 
 
-def esca_mpi_ranks(wildcards):
+def esca_throughput_mpi_ranks(wildcards):
     return int(wildcards.esca_ranks)
 
 
-def esca_gmm_settings(wildcards):
-    return dict(ESCA["fig3"], scenario=wildcards.esca_scenario, seed=int(wildcards.esca_seed))
+def esca_fig3_run_settings(wildcards):
+    """Settings of ONE Fig. 3 run: the mixture sizes and iterations, its scenario and seed (not the
+    list of seeds, nor the claim's tolerance: adding a seed schedules only the new runs)."""
+    f = ESCA["fig3"]
+    return {
+        "scenario": wildcards.esca_scenario,
+        "seed": int(wildcards.esca_seed),
+        **{k: f[k] for k in ("n_components", "n_train", "n_test", "n_iter")},
+    }
 
 
 def esca_heldout_corpora():
@@ -150,8 +159,23 @@ def esca_tabu2_inputs(wildcards):
     return [f for c in esca_heldout_corpora() for f in corpus_files(c)]
 
 
-def esca_tabu3_inputs(wildcards):
-    return [f for c in ESCA["topics"]["corpora"] for f in corpus_files(c)]
+def esca_tabu3_inputs():
+    return [f"results/esca/runs/tabu3/{c}.parquet" for c in ESCA["topics"]["corpora"]]
+
+
+def esca_corpus_files(wildcards):
+    return corpus_files(wildcards.esca_corpus)
+
+
+def esca_corpus_dir_of(wildcards):
+    return esca_corpus_dir(wildcards.esca_corpus)
+
+
+def esca_tabu3_run_settings(wildcards):
+    """Settings of ONE TabU3 fit (any corpus): the run settings it uses and the number of words kept
+    per topic (not the list of corpora, nor the number of topics shown: the table picks those)."""
+    t = ESCA["topics"]
+    return {**{k: t["run"].get(k) for k in ("n_topics", "alpha", "beta", "n_iter", "threads")}, "n_words": t["n_words"]}
 
 
 def esca_targets():

@@ -1,6 +1,7 @@
 # Helper functions and constants of sgnht.smk (kept apart from the rules, as snakemake --lint asks).
 SGNHT = config["sgnht"]
 SGNHT_SYNTH = ["double_well", "known_variance", "normal_gamma"]
+SGNHT_ML_TASKS = ["bnn", "bpmf", "lda"]
 
 
 def sgnht_run_files(experiment, kind="summary"):
@@ -13,13 +14,17 @@ def sgnht_run_files(experiment, kind="summary"):
 
 
 def sgnht_synthetic_settings(wildcards):
-    return {
-        "experiment": wildcards.experiment,
-        "seed": int(wildcards.seed),
-        "data_seed": SGNHT["data_seed"],
-        "double_well": SGNHT["double_well"],
-        "gaussian": SGNHT["gaussian"],
-    }
+    """Settings of ONE synthetic job (experiment x seed): that experiment's own block only (the seed
+    is a wildcard; no seed list), so a new seed or a change to another experiment re-runs nothing here.
+    The (h, A) grid of the Gaussian experiments runs inside the job and is its own setting."""
+    if wildcards.experiment == "double_well":
+        return {"double_well": SGNHT["double_well"]}
+    return {"gaussian": SGNHT["gaussian"], "data_seed": SGNHT["data_seed"]}
+
+
+def sgnht_figure_settings():
+    """Settings of the synthetic figure/table rules (for their claims' scale): every synthetic block."""
+    return {k: SGNHT[k] for k in ("seeds", "data_seed", "double_well", "gaussian")}
 
 
 def sgnht_targets():
@@ -44,6 +49,12 @@ def sgnht_ml_runs(kind="summary"):
         seed=SGNHT["ml"]["seeds"],
         kind=kind,
     )
+
+
+def sgnht_ml_settings(wildcards):
+    """Settings of ONE ML job (task x seed): that task's own block ``sgnht.ml.<task>`` (its (a, eta) grid
+    runs inside the job); not the ``ml`` block, whose seed list would re-run every job when a seed is added."""
+    return SGNHT["ml"][wildcards.task]
 
 
 def sgnht_ml_inputs(wildcards):

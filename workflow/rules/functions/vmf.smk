@@ -4,29 +4,6 @@ VMF_CURVE_FIGS = ["Fig1", "Fig2", "Fig4", "Fig5"]
 VMF_TAB1_DATASETS = ["classic3", "classic300", "news20", "news20_small"]
 
 
-def vmf_scale(fig):
-    """Scale string of a claim: profile plus every departure from the paper's setting."""
-    s = VMF
-    paper = {
-        "Fig1": "dims [2, 10, 100, 1000], 100 points",
-        "Fig2": "dims [10, 100, 1000, 10000], 1000 points",
-        "Fig4": "dims [2, 100], 100 points",
-        "Fig5": "dims [1000, 10000, 50000], 100 points",
-        "Fig3": "4 data sets, full K grids, 10 inits, 100 EM iterations, all documents",
-        "Tab1": "all four data sets",
-    }[fig]
-    if fig == "Fig3":
-        f = s["fig3"]
-        here = (f"{len(f['datasets'])} data sets {f['datasets']}, K grids {f['k_grid']}, {len(f['seeds'])} inits, "
-                f"{f['max_iter']} EM iterations, subsample {f['max_docs'] or 'none'}")
-    elif fig == "Tab1":
-        here = f"data sets {s['tab1']['datasets']}"
-    else:
-        f = s[fig.lower()]
-        here = f"dims {f['dims']}, {f['n_points']} points"
-    return f"{PROFILE} ({here}; paper: {paper})"
-
-
 def vmf_targets():
     out = []
     for fig in VMF_CURVE_FIGS + ["Fig3"]:

@@ -4,5 +4,6 @@
 """
 
 from ._estimators import CVB0, ESCA, CollapsedGibbs, check_corpus
+from .topics import top_words
 
-__all__ = ["ESCA", "CollapsedGibbs", "CVB0", "check_corpus"]
+__all__ = ["ESCA", "CollapsedGibbs", "CVB0", "check_corpus", "top_words"]

@@ -1,0 +1,384 @@
+"""ESCA kernels of the word decomposition (the default): one dense topic-word count buffer, written
+by the sweep, and a compact read buffer rebuilt from it at the start of each iteration (ESCA Alg. 1
+with eq. 20 split in three buckets; dense rows in 8-lane single precision for words with many
+topics, int32 rows of their own for heavy words). Layouts and symbols: :mod:`.common`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ....intrinsics import atomic_add, ctz64, dense_row8, popcount64, prefetch_read, prefetch_write
+from ....rng import next_uniform, stream
+from .common import (
+    count_doc_topic,
+    draw_alias_clamped,
+    put_count,
+    smoothing_bucket,
+    sparse_row,
+    store_doc_counts,
+    word_row_nnz,
+)
+
+#: entries ahead whose word data the word sweep prefetches (word-table offsets twice as far ahead)
+_PREFETCH_AHEAD = 3
+
+
+@njit(parallel=True, cache=True)
+def esca_word_nnz(Wd, n_topics, n_words, wptr, bits, kw, use_bits, dslot, dense_min, hslot):
+    """Layout of the read buffer of the next sweep from the dense counts ``Wd`` (V x K, word-major).
+
+    A word with at least ``dense_min`` nonzero counts gets a DENSE row (``dslot[v]`` = its row among
+    the dense rows, in word order); the others a sparse row of their nonzero topics (``dslot[v]`` =
+    -1; ``wptr[v + 1] - wptr[v]`` = its number of nonzero counts, 0 for dense words). A heavy word
+    (``hslot[v]`` = h >= 0: its counts live in int32 rows of their own, see :func:`esca_word_tables`)
+    always reads a dense row of those: ``dslot[v]`` = -2 - h. Returns (nnz of the sparse rows,
+    number of dense rows of ``Wd``).
+
+    With ``use_bits`` the counts are not scanned: the bitmap ``bits`` that :func:`esca_word_sweep`
+    keeps with ``track`` (bit k of word v's ``kw`` 64-bit words set iff W_kv > 0) gives them by
+    popcount, O(V kw) instead of O(V K)."""
+    K = n_topics
+    V = n_words
+    for v in prange(V):
+        n = 0
+        if hslot[v] >= 0:
+            pass  # a heavy word's row of Wd is never written
+        elif use_bits:
+            for j in range(kw):
+                n += popcount64(bits[v * kw + j])
+        else:
+            n = word_row_nnz(Wd, K, v)
+        wptr[v + 1] = n
+    wptr[0] = 0
+    nd = 0
+    for v in range(V):
+        n = wptr[v + 1]
+        if hslot[v] >= 0:
+            dslot[v] = -2 - hslot[v]
+            n = 0
+        elif n >= dense_min:
+            dslot[v] = nd
+            nd += 1
+            n = 0
+        else:
+            dslot[v] = -1
+        wptr[v + 1] = wptr[v] + n
+    return wptr[V], nd
+
+
+@njit(cache=True)
+def _sort_row_desc(wcoef, wtop, o, n):
+    """Stable sort of wcoef[o:o+n] (and wtop with it) by decreasing coefficient."""
+    if n <= 32:
+        for i in range(o + 1, o + n):
+            x = wcoef[i]
+            t = wtop[i]
+            j = i - 1
+            while j >= o and wcoef[j] < x:
+                wcoef[j + 1] = wcoef[j]
+                wtop[j + 1] = wtop[j]
+                j -= 1
+            wcoef[j + 1] = x
+            wtop[j + 1] = t
+        return
+    order = np.argsort(-wcoef[o:o + n], kind="mergesort")
+    tc = wcoef[o:o + n].copy()
+    tt = wtop[o:o + n].copy()
+    for i in range(n):
+        wcoef[o + i] = tc[order[i]]
+        wtop[o + i] = tt[order[i]]
+
+
+@njit(parallel=True, cache=True)
+def esca_word_tables(Wd, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wcoef,
+                     bits, kw, use_bits, dslot, Wdn, Kp, Wh, Whn):
+    """Read buffer of one ESCA iteration in the word decomposition, built from the dense counts
+    ``Wd`` of the previous iteration, which are then ZEROED (``Wd`` becomes the write buffer).
+    Shares the smoothing bucket and the sparse rows with :func:`.esca.esca_tables` (the tables of the
+    two-buffer sweep, which keep the counts and the topic order and build per-word alias tables).
+
+    Fills invT_k = 1/(T_k + V beta), the alias table of the smoothing bucket alpha beta invT_k
+    (``s_*``; returns its mass S) and, per word, its read row in the layout of
+    :func:`esca_word_nnz`. A dense word (``dslot[v]`` = d >= 0) gets a copy of its K counts in
+    ``Wdn[d Kp : d Kp + K]`` (zero-padded to ``Kp``, a multiple of 8); a heavy word (``dslot[v]`` =
+    -2 - h) likewise from its int32 write row ``Wh[h K :]`` into ``Whn[h Kp :]``, zeroing ``Wh``.
+    A sparse word (offsets ``wptr``) gets its nonzero topics ``wtop`` with coefficients ``wcoef`` =
+    W_kv invT_k, sorted by decreasing coefficient (stable, so the order does not depend on the
+    thread count): the draw's linear search then stops early. The nonzero counts are found by a
+    scan of all V x K counts, or, with ``use_bits``, through the bitmap of :func:`esca_word_sweep`
+    (cleared on the way): O(V kw + nnz(W)) instead of O(V K). Both visit a row's topics in
+    increasing order, so both give the same tables. Plus O(nnz(W) log) for the sort.
+    """
+    K = n_topics
+    V = n_words
+    S = smoothing_bucket(T, K, V, alpha, beta, invT, s_prob, s_alias, s_work)
+    for v in prange(V):
+        d = dslot[v]
+        if d <= -2:
+            h = -2 - d
+            for k in range(K):
+                Whn[h * Kp + k] = Wh[h * K + k]
+                Wh[h * K + k] = 0
+            for k in range(K, Kp):
+                Whn[h * Kp + k] = 0
+            continue
+        if d >= 0:
+            for k in range(K):
+                Wdn[d * Kp + k] = Wd[v * K + k]
+                Wd[v * K + k] = 0
+            for k in range(K, Kp):
+                Wdn[d * Kp + k] = 0
+            if use_bits:
+                for j in range(kw):
+                    bits[v * kw + j] = 0
+            continue
+        o = wptr[v]
+        n = 0
+        if use_bits:
+            for j in range(kw):
+                x = bits[v * kw + j]
+                if x == 0:
+                    continue
+                bits[v * kw + j] = 0
+                while x != 0:
+                    k = j * 64 + ctz64(x)
+                    x &= x - np.uint64(1)
+                    put_count(Wd, v * K + k, k, invT, wtop, wcoef, o + n, True)
+                    n += 1
+        else:
+            n = sparse_row(Wd, v * K, K, invT, wtop, wcoef, o, True)
+        if n > 1:
+            _sort_row_desc(wcoef, wtop, o, n)
+    return S
+
+
+@njit(inline="always", cache=True)
+def _count_token_tracked(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw):
+    """:func:`.common.count_token`, and with ``track`` (single-threaded sweeps) the first count of
+    (v, k) in this sweep sets bit k of word v's row of ``bits`` (``kw`` 64-bit words per row)."""
+    nt = count_doc_topic(k, scratch, touched, nt)
+    if use_atomic:
+        atomic_add(Ww, row + k, 1)
+    else:
+        old = Ww[row + k]
+        Ww[row + k] = old + 1
+        if track and old == 0:  # first count of (v, k) in this sweep: mark it
+            bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
+    return nt
+
+
+@njit(inline="always", cache=True)
+def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, nrow, fbeta, K, jmax, scratch, touched, nt, Ww, row,
+                 use_atomic, track, bits, v, kw):
+    """Draw the ``n_tok`` tokens of one (document, word) entry from a DENSE read row (counts
+    ``src[off : off + Kp]``, uint16 or int32) and count them into ``Ww[row :]``: the whole conditional
+    p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in <8 x float32> code
+    (:func:`scalable_bayes.intrinsics.dense_row8`), then per token inverse CDF over the eight column
+    sums (topics k = 8 r + j form column j) and down the chosen column. Returns (stream, new length
+    of ``touched``)."""
+    dense_row8(ddf, src, off, pf, bsum, nrow, fbeta)
+    Z = 0.0
+    for j in range(8):
+        Z += bsum[j]
+        bcum[j] = Z
+    for _ in range(n_tok):
+        st, u = next_uniform(st)
+        u *= Z
+        # column: number of running column sums <= u (branch-free), then down it
+        j = 0
+        for jj in range(7):
+            j += bcum[jj] <= u
+        if j > jmax:
+            j = jmax
+        acc = bcum[j] - bsum[j]
+        r = 0
+        rmax = (K - 1 - j) >> 3
+        while r < rmax:
+            acc += pf[r * 8 + j]
+            if acc > u:
+                break
+            r += 1
+        nt = _count_token_tracked(r * 8 + j, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+    return st, nt
+
+
+@njit(parallel=True, cache=True, fastmath={"reassoc", "nsz", "contract"})
+def esca_word_sweep(
+    indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
+    dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
+    dslot, Wdn, Kp, Wh, Whn, doc_offset=0,
+):
+    """One ESCA iteration (Alg. 1, eq. 20) in the three-bucket decomposition of the frozen conditional
+
+        p(k) propto (D_mk + alpha) W_kv invT_k  +  D_mk beta invT_k  +  alpha beta invT_k
+
+    (word bucket over the word's nonzero topics from the sparse read buffer of
+    :func:`esca_word_tables`; document bucket over the document's nonzero topics, computed once per
+    document; smoothing bucket from one alias table of K) for a word with a sparse read row; for a
+    word with a dense read row (``dslot[v]`` = d >= 0: its counts in ``Wdn[d Kp :]``) the whole
+    conditional p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in single precision, eight topics per
+    vector instruction (:func:`scalable_bayes.intrinsics.dense_row8`), drawn by inverse CDF over the
+    eight column sums (topics k = 8 r + j form column j) and then down the chosen column
+    (:func:`_dense_entry`). A heavy word
+    (``dslot[v]`` = -2 - h) is drawn the same way from its int32 read row ``Whn[h Kp :]`` and counted
+    into its int32 write row ``Wh[h K :]``. The read counts are those of the previous iteration; drawn
+    topics are counted into the zeroed dense ``Ww`` / ``Wh`` (atomic adds when ``use_atomic``) and
+    ``Tpriv`` (one row per chunk).
+
+    The document-topic counts are updated IN PLACE: document m's counts are read only by document
+    m, so they are read whole (into a dense scratch) before its tokens are drawn and overwritten with
+    the new counts after its last token: identical to the paper's double buffer, at half the memory.
+    All tokens of one (document, word) entry are drawn from one computed distribution. Document m
+    draws from the stream (seed, iteration, m): results do not depend on the thread count. The word
+    data of entries a few positions ahead are prefetched (a hint; no effect on the draws).
+
+    With ``track`` (single-chunk sweeps only: it is ignored with ``use_atomic``), the first
+    increment of each (word, topic) count sets bit k of word v's row of the bitmap ``bits`` (``kw``
+    64-bit words per row), so that the next iteration's read buffer is built from the nonzero counts
+    alone (``use_bits`` of :func:`esca_word_nnz` / :func:`esca_word_tables`).
+    """
+    K = n_topics
+    PF = _PREFETCH_AHEAD
+    n_chunks = chunks.shape[0] - 1
+    for c in prange(n_chunks):
+        scratch = np.zeros(K, np.int32)
+        touched = np.empty(K, np.int32)
+        rcum = np.empty(K, np.float64)
+        dda = np.full(K, alpha, np.float64)
+        p = np.empty(K, np.float64)
+        # dense rows: ddf_k = (D_mk + alpha) invT_k (alpha invT_k off the document's topics, 0 on the
+        # padding), products and column sums / their running sums
+        ddf = np.zeros(Kp, np.float32)
+        for k in range(K):
+            ddf[k] = alpha * invT[k]
+        pf = np.empty(Kp, np.float32)
+        bsum = np.empty(8, np.float32)
+        bcum = np.empty(8, np.float64)
+        nrow = Kp >> 3
+        fbeta = np.float32(beta)
+        jmax = min(7, K - 1)
+        pf_step = max(1, 64 // Wdn.itemsize)  # elements per 64-byte cache line of a dense row
+        pf_step_h = max(1, 64 // Whn.itemsize)
+        e_end = indptr[chunks[c + 1]]
+        for m in range(chunks[c], chunks[c + 1]):
+            st = stream(seed, iteration, doc_offset + m)
+            base = dptr[m]
+            nz = dnnz[m]
+            R = 0.0
+            for j in range(nz):
+                k = dtop[base + j]
+                dk = dcnt[base + j]
+                dda[k] = dk + alpha
+                ddf[k] = (dk + alpha) * invT[k]
+                R += dk * invT[k] * beta
+                rcum[j] = R
+            nt = 0
+            for e in range(indptr[m], indptr[m + 1]):
+                if e + 2 * PF < e_end:
+                    prefetch_read(wptr, indices[e + 2 * PF])
+                if e + PF < e_end:
+                    v2 = indices[e + PF]
+                    d2 = dslot[v2]
+                    if d2 >= 0:
+                        for q in range(0, Kp, pf_step):
+                            prefetch_read(Wdn, d2 * Kp + q)
+                        prefetch_write(Ww, v2 * K)
+                    elif d2 <= -2:
+                        for q in range(0, Kp, pf_step_h):
+                            prefetch_read(Whn, (-2 - d2) * Kp + q)
+                        prefetch_write(Wh, (-2 - d2) * K)
+                    else:
+                        o2 = wptr[v2]
+                        if wptr[v2 + 1] > o2:
+                            prefetch_read(wcoef, o2)
+                            prefetch_read(wtop, o2)
+                            prefetch_write(Ww, v2 * K + wtop[o2])
+                v = indices[e]
+                row = v * K
+                d = dslot[v]
+                if d >= 0:
+                    st, nt = _dense_entry(cnt[e], st, ddf, Wdn, d * Kp, pf, bsum, bcum, nrow, fbeta, K, jmax,
+                                          scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+                    continue
+                if d <= -2:
+                    h = -2 - d
+                    st, nt = _dense_entry(cnt[e], st, ddf, Whn, h * Kp, pf, bsum, bcum, nrow, fbeta, K, jmax,
+                                          scratch, touched, nt, Wh, h * K, use_atomic, False, bits, v, kw)
+                    continue
+                wo = wptr[v]
+                wn = wptr[v + 1] - wo
+                # word-bucket weights, four independent partial sums (no loop-carried add chain)
+                q0 = 0.0
+                q1 = 0.0
+                q2 = 0.0
+                q3 = 0.0
+                i = 0
+                while i + 4 <= wn:
+                    x0 = dda[wtop[wo + i]] * wcoef[wo + i]
+                    x1 = dda[wtop[wo + i + 1]] * wcoef[wo + i + 1]
+                    x2 = dda[wtop[wo + i + 2]] * wcoef[wo + i + 2]
+                    x3 = dda[wtop[wo + i + 3]] * wcoef[wo + i + 3]
+                    p[i] = x0
+                    p[i + 1] = x1
+                    p[i + 2] = x2
+                    p[i + 3] = x3
+                    q0 += x0
+                    q1 += x1
+                    q2 += x2
+                    q3 += x3
+                    i += 4
+                while i < wn:
+                    x0 = dda[wtop[wo + i]] * wcoef[wo + i]
+                    p[i] = x0
+                    q0 += x0
+                    i += 1
+                Q = (q0 + q1) + (q2 + q3)
+                Z = Q + R + S
+                for _ in range(cnt[e]):
+                    st, u = next_uniform(st)
+                    u *= Z
+                    if u < Q:
+                        # linear search, four weights per step while the target lies further on
+                        acc = 0.0
+                        i = 0
+                        while i + 4 < wn:
+                            s4 = (p[i] + p[i + 1]) + (p[i + 2] + p[i + 3])
+                            if acc + s4 > u:
+                                break
+                            acc += s4
+                            i += 4
+                        while i < wn - 1:
+                            acc += p[i]
+                            if acc > u:
+                                break
+                            i += 1
+                        k = wtop[wo + i]
+                    elif u - Q < R and nz > 0:
+                        u -= Q
+                        # first j with rcum[j] > u: linear scan over few topics, else binary search
+                        # (written out, not common.cdf_scan / cdf_search: with those LLVM compiles
+                        # this fastmath kernel to other machine code; same draws, unmeasured speed)
+                        lo = 0
+                        if nz <= 32:
+                            while lo < nz - 1 and rcum[lo] <= u:
+                                lo += 1
+                        else:
+                            hi = nz - 1
+                            while lo < hi:
+                                mid = (lo + hi) >> 1
+                                if rcum[mid] <= u:
+                                    lo = mid + 1
+                                else:
+                                    hi = mid
+                        k = dtop[base + lo]
+                    else:
+                        k = draw_alias_clamped((u - Q - R) / S, s_prob, s_alias, 0, K)
+                    nt = _count_token_tracked(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+            for j in range(nz):
+                k = dtop[base + j]
+                dda[k] = alpha
+                ddf[k] = alpha * invT[k]
+            store_doc_counts(m, base, nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
+

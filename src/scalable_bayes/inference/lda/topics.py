@@ -1,0 +1,19 @@
+"""Reading a fitted topic model: the top words of its topics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["top_words"]
+
+
+def top_words(components, vocab, n_topics_show=5, n_words=10) -> pd.DataFrame:
+    """Top ``n_words`` words of the first ``n_topics_show`` topics of ``components`` (K x V topic-word
+    weights, e.g. an estimator's ``components_``), as a DataFrame (topic, top_words); ties keep
+    vocabulary order."""
+    rows = []
+    for k in range(min(n_topics_show, components.shape[0])):
+        order = np.argsort(-components[k], kind="stable")[:n_words]
+        rows.append({"topic": k, "top_words": ", ".join(vocab[i] for i in order)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,245 @@
+"""Random numbers of the library: one seeding, two Numba generators for two needs, numpy Generators.
+
+**Seeding.** :func:`seed_sequence` turns an integer seed plus optional stream indices (chain number,
+document block, ...) into a ``numpy.random.SeedSequence``; :func:`make_key` and :func:`rng_from_seed`
+both start from it, so ``(seed, *keys)`` names one stream whichever generator draws from it.
+
+**Stateful keys (xoroshiro128+, Blackman & Vigna 2016), for sequential consumers such as an SG-MCMC
+chain.** A *key* is a ``uint64[2]`` array holding the generator state; every drawing kernel takes
+the key and advances it in place, so a chain's randomness is fully determined by the key it starts
+from, independent of Numba's global generator. Uniform doubles from the top 53 bits; normals by the
+Marsaglia polar method (exact, no tables). :func:`make_key`, :func:`as_key`, :func:`uniform`,
+:func:`uniform_int`, :func:`normal_pair`, :func:`normal`, :func:`fill_normal`,
+:func:`partial_shuffle`.
+
+**Counter-based streams (SplitMix64, Steele, Lea & Flood 2014), for parallel kernels.** The initial
+state of the stream of (seed, a, b), e.g. (seed, iteration, document), is computed from the three
+numbers alone (:func:`stream`), with no state carried from one document to the next; the numbers a
+document sees therefore do not depend on which thread processes it or on the thread count (the LDA
+engines and document completion). The state is a ``uint64`` scalar: :func:`next_uniform` returns
+the advanced state with the draw. :func:`mix64`, :func:`stream`, :func:`next_uniform`.
+
+**Either generator.** :func:`draw_uniform` ``(rng) -> (rng, u)`` accepts a key (advanced in place and
+returned as is) or a stream state (the advanced state returned), so a kernel that only needs
+uniforms is written once for both (:mod:`scalable_bayes.evaluation.heldout`); :func:`draw_index`
+``(rng, n) -> (rng, k)`` a uniform index in [0, n) from it.
+
+This module is a leaf: it imports numpy and Numba only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+#: 2^64 / golden ratio (odd): SplitMix64's increment; also the non-zero word that replaces an
+#: all-zero xoroshiro state (a fixed point of that generator)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: 2^-53: a uint64 shifted right by 11 bits times this is a double uniform on [0, 1)
+INV_2_53 = 1.0 / 9007199254740992.0
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+
+
+# ---------------------------------------------------------------------------------------------
+# seeding
+# ---------------------------------------------------------------------------------------------
+
+
+def seed_sequence(seed, *keys) -> np.random.SeedSequence:
+    """The ``SeedSequence`` of stream ``keys`` of ``seed`` (an int or a SeedSequence): the keys are
+    appended to the spawn key, so ``seed_sequence(s, c)`` is child ``c`` of ``seed_sequence(s)``."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    if keys:
+        ss = np.random.SeedSequence(entropy=ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in keys))
+    return ss
+
+
+def rng_from_seed(seed: int | np.random.SeedSequence | np.random.Generator, *keys: int) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from an integer seed, optionally spawned along ``keys``.
+
+    ``rng_from_seed(seed, chain)`` gives independent, reproducible streams per chain. A Generator is
+    returned as is (it cannot be keyed).
+    """
+    if isinstance(seed, np.random.Generator):
+        if keys:
+            raise ValueError("rng_from_seed: cannot derive keyed streams from an existing Generator")
+        return seed
+    return np.random.default_rng(seed_sequence(seed, *keys))
+
+
+# ---------------------------------------------------------------------------------------------
+# stateful keys: xoroshiro128+
+# ---------------------------------------------------------------------------------------------
+
+
+def make_key(seed, *keys) -> np.ndarray:
+    """A fresh ``uint64[2]`` generator state from an int seed (or SeedSequence / Generator) and stream keys."""
+    if isinstance(seed, np.random.Generator):
+        words = seed.integers(0, 2**63, size=2, dtype=np.uint64)
+    else:
+        words = seed_sequence(seed, *keys).generate_state(2, dtype=np.uint64)
+    words = np.asarray(words, dtype=np.uint64).copy()
+    if words[0] == 0 and words[1] == 0:  # the all-zero state is a fixed point of xoroshiro
+        words[0] = GOLDEN
+    return words
+
+
+def as_key(rng) -> np.ndarray:
+    """Accept a key (``uint64[2]``), an int seed or a numpy Generator; return a key array."""
+    if isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.shape == (2,):
+        return rng
+    if isinstance(rng, (int, np.integer, np.random.Generator, np.random.SeedSequence)):
+        return make_key(rng)
+    raise ValueError(
+        f"rng must be a uint64[2] key from scalable_bayes.rng.make_key, an int seed or a "
+        f"numpy Generator; got {type(rng).__name__}"
+    )
+
+
+@njit(cache=True, inline="always")
+def next_u64(key):
+    """The next 64 random bits of the key (advanced in place)."""
+    s0 = key[0]
+    s1 = key[1]
+    result = s0 + s1
+    s1 ^= s0
+    key[0] = ((s0 << np.uint64(24)) | (s0 >> np.uint64(40))) ^ s1 ^ (s1 << np.uint64(16))
+    key[1] = (s1 << np.uint64(37)) | (s1 >> np.uint64(27))
+    return result
+
+
+@njit(cache=True, inline="always")
+def uniform(key):
+    """U[0, 1) double with 53 random bits."""
+    return np.float64(next_u64(key) >> _S11) * INV_2_53
+
+
+@njit(cache=True)
+def uniform_int(key, n):
+    """Uniform integer in [0, n) (n >= 1)."""
+    _, j = draw_index(key, n)
+    return j
+
+
+@njit(cache=True)
+def normal_pair(key):
+    """Two independent N(0, 1) draws (Marsaglia polar method)."""
+    while True:
+        u = 2.0 * uniform(key) - 1.0
+        v = 2.0 * uniform(key) - 1.0
+        s = u * u + v * v
+        if s > 0.0 and s < 1.0:
+            f = np.sqrt(-2.0 * np.log(s) / s)
+            return u * f, v * f
+
+
+@njit(cache=True)
+def normal(key):
+    """One N(0, 1) draw (the second of the pair is discarded)."""
+    a, _ = normal_pair(key)
+    return a
+
+
+@njit(cache=True)
+def fill_normal(key, out):
+    """Fill ``out`` (1-D float64) with independent N(0, 1) draws, two per polar step."""
+    n = out.shape[0]
+    i = 0
+    while i + 1 < n:
+        a, b = normal_pair(key)
+        out[i] = a
+        out[i + 1] = b
+        i += 2
+    if i < n:
+        a, _ = normal_pair(key)
+        out[i] = a
+
+
+@njit(cache=True)
+def partial_shuffle(key, perm, k):
+    """Move a uniformly random k-subset of ``perm`` into ``perm[:k]`` (partial Fisher-Yates).
+
+    ``perm`` is a persistent permutation of 0..N-1; after the call ``perm[:k]`` is a minibatch
+    drawn without replacement. Costs O(k), allocation-free.
+    """
+    n = perm.shape[0]
+    for i in range(k):
+        j = i + uniform_int(key, n - i)
+        t = perm[i]
+        perm[i] = perm[j]
+        perm[j] = t
+
+
+# ---------------------------------------------------------------------------------------------
+# counter-based streams: SplitMix64
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(inline="always", cache=True)
+def mix64(z):
+    """SplitMix64 finaliser (a bijection of uint64 with good avalanche)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(inline="always", cache=True)
+def stream(seed, a, b):
+    """Initial state of the stream keyed by (seed, a, b); all three non-negative integers."""
+    s = mix64(np.uint64(seed) + GOLDEN)
+    s = mix64(s ^ (np.uint64(a) * _M1 + GOLDEN))
+    s = mix64(s ^ (np.uint64(b) * _M2 + GOLDEN))
+    return s
+
+
+@njit(inline="always", cache=True)
+def next_uniform(state):
+    """Advance ``state``; return (new_state, u) with u uniform on [0, 1) (53 bits)."""
+    state = state + GOLDEN
+    z = mix64(state)
+    return state, float(z >> _S11) * INV_2_53
+
+
+# ---------------------------------------------------------------------------------------------
+# either generator
+# ---------------------------------------------------------------------------------------------
+
+
+def draw_uniform(rng):
+    """``(rng, u)``: u uniform on [0, 1) from a xoroshiro key (``uint64[2]``, advanced in place and
+    returned as is: :func:`uniform`) or a SplitMix64 stream state (``uint64``; the advanced state is
+    returned: :func:`next_uniform`). Compiled code only."""
+    raise TypeError("draw_uniform is callable from Numba-compiled code only")
+
+
+@overload(draw_uniform, inline="always")
+def _draw_uniform(rng):
+    if isinstance(rng, types.Array) and rng.ndim == 1 and rng.dtype == types.uint64:
+        def impl(rng):
+            return rng, uniform(rng)
+
+        return impl
+    if rng == types.uint64:
+        def impl(rng):
+            return next_uniform(rng)
+
+        return impl
+    return None
+
+
+@njit(inline="always", cache=True)
+def draw_index(rng, n):
+    """``(rng, k)``: k uniform on {0, ..., n - 1} (n >= 1) as int(u n) of one :func:`draw_uniform`
+    draw, clamped at n - 1 against round-off; either generator."""
+    rng, u = draw_uniform(rng)
+    k = np.int64(u * n)
+    if k >= n:
+        k = n - 1
+    return rng, k

@@ -1,0 +1,314 @@
+"""Claims of the ESCA paper (Zaheer et al. 2016), checked on the run tables.
+
+Each ``check_<item>`` is pure (no I/O, no plotting): run table(s) in, :class:`~scalable_bayes.reporting.Claim`
+out. Each states the paper's claim in one sentence, what this run measured and the test that turns
+the paper's words into a verdict (``note``); README.md beside this file gives the reasons.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from scalable_bayes.reporting import Claim
+
+from .static import FIG1_SPEC, FIG4_SPEC, PAPER_DATASETS, TAB1_SPEC
+
+STATIC_NOTE = "Static item (no computation to check): rendered from a text spec in scalable_bayes_papers.esca.static."
+
+
+def _scale(profile, extra=""):
+    """Scale string of a claim: the config profile plus the departures from the paper."""
+    return f"{profile}{'; ' + extra if extra else ''}"
+
+
+# ---------------------------------------------------------------------------- Fig. 2
+
+
+def _reach(d, target, clock="wall_time"):
+    hit = d[d["heldout_ll"] >= target]
+    return float(hit[clock].min()) if len(hit) else np.inf
+
+
+def _reach_by_method(d, target, clock):
+    """Per method: mean over seeds of the first ``clock`` time at which heldout_ll >= target."""
+    return {m: float(np.nanmean([_reach(dm[dm["seed"] == s], target, clock) for s in dm["seed"].unique()]))
+            for m, dm in d.groupby("method")}
+
+
+def time_to_reach(df, target):
+    """First wall time at which heldout_ll >= target (NaN if never)."""
+    hit = df[df["heldout_ll"] >= target]
+    return float(hit["wall_time"].min()) if len(hit) else float("nan")
+
+
+def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
+    """ESCA reaches CGS's held-out LL and gets there first; ``df``: the Fig. 2 run tables, concatenated."""
+    corpora = list(dict.fromkeys(df["train_corpus"]))
+    tol = float(settings.get("quality_tol", 0.05))
+    verdicts, parts, details = [], [], {}
+    for c in corpora:
+        d = df[df["train_corpus"] == c]
+        # each engine's own last recorded iteration (engines may run different numbers of iterations)
+        last = d.sort_values("iteration").groupby(["method", "seed"]).tail(1)
+        final = last.groupby("method")["heldout_ll"].mean()
+        n_iters = last.groupby("method")["iteration"].max().astype(int).to_dict()
+        t_total = last.groupby("method")["wall_time"].mean().to_dict()
+        cgs_final = final.get("CGS", np.nan)
+        target = cgs_final - 0.01
+        # the verdict's clock: CPU time when every engine ran on one thread (its work alone; the
+        # wall time of a job also measures the other jobs sharing the machine), else wall time
+        clock = "cpu_time" if ("cpu_time" in d and (d["threads"] == 1).all() and d["cpu_time"].notna().all()) \
+            else "wall_time"
+        t_reach, t_reach_wall = _reach_by_method(d, target, clock), _reach_by_method(d, target, "wall_time")
+        esca_ok = final.get("ESCA", np.nan) >= cgs_final - tol
+        first = t_reach.get("ESCA", np.nan) <= np.nanmin([t_reach.get(m, np.inf) for m in t_reach if m != "ESCA"] + [np.inf])
+        verdicts.append(bool(esca_ok and first))
+        parts.append(f"{c}: final LL ESCA {final.get('ESCA', np.nan):.4f}, CGS {cgs_final:.4f}, "
+                     f"CVB0 {final.get('CVB0', np.nan):.4f} after "
+                     + ", ".join(f"{m} {n_iters[m]} it / {t_total[m]:.1f}s" for m in sorted(n_iters))
+                     + f"; {clock.replace('_', ' ')} to CGS final - 0.01: "
+                     + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach.items()))
+                     + (" (wall: " + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach_wall.items())) + ")"
+                        if clock != "wall_time" else ""))
+        details[c] = {"final_ll": final.to_dict(), "clock": clock, "time_to_target_s": t_reach,
+                      "wall_time_to_target_s": t_reach_wall, "target": target,
+                      "iterations": n_iters, "fit_time_s": t_total}
+    K = int(df["n_topics"].iloc[0])
+    return Claim(
+        id="ESCA-Fig2", paper="esca",
+        claim="ESCA reaches the held-out per-word log-likelihood of CGS (and CVB0) and gets there first in wall time.",
+        measured="; ".join(parts), holds=all(verdicts),
+        scale=_scale(profile, f"K = {K} (paper 1000), {int(df['n_tokens'].iloc[0])} training tokens per corpus "
+                              f"(paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000)"),
+        paper_value="K = 1000 on 6.6M Wikipedia / 8.2M PubMed documents (values only plotted)",
+        details=details,
+        note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01, "
+             "timed by the process CPU time of the fit when every engine ran on one thread (a job's wall time on the "
+             "shared 2-core machine also measures the jobs running beside it: between two quick runs the PubMed "
+             "wall-time verdict flipped), else by wall time; both are in details. "
+             "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run different numbers of "
+             "iterations (config fig2.n_iter_by_method; see details.iterations and details.fit_time_s): the claim is "
+             "about time to quality, so the cheaper engine may use more, shorter iterations.",
+    )
+
+
+# ---------------------------------------------------------------------------- Fig. 3
+
+
+def _rel_shortfall(fin, method):
+    """Per seed, how far ``method``'s final test LL lies below EM's, relative to EM's (> 0: below)."""
+    return ((fin["EM"] - fin[method]) / fin["EM"].abs()).to_dict()
+
+
+def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
+    """SEM reaches EM's test LL in both initialisation scenarios; ``df``: the Fig. 3 run tables."""
+    rel_tol = float(settings.get("rel_tol", 0.01))
+    parts, ok, details = [], [], {}
+    for scen in ["good", "bad"]:
+        d = df[df["scenario"] == scen]
+        last = d[d["iteration"] == d["iteration"].max()].groupby("method")["test_ll"].mean()
+        gap = abs(last["SEM"] - last["EM"]) / abs(last["EM"])
+        ok.append(bool(gap <= rel_tol or last["SEM"] >= last["EM"]))
+        fin = d[d["iteration"] == d["iteration"].max()].pivot_table(index="seed", columns="method", values="test_ll")
+        seed_gap = _rel_shortfall(fin, "SEM")
+        parts.append(f"{scen} init: final test LL EM {last['EM']:.4f}, SEM {last['SEM']:.4f} (rel. gap {gap:.4f}; "
+                     "per seed SEM shortfall " + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in seed_gap.items()) + ")")
+        details[scen] = {"EM": float(last["EM"]), "SEM": float(last["SEM"]), "rel_gap": float(gap),
+                         "sem_rel_shortfall_per_seed": {int(k): float(v) for k, v in seed_gap.items()}}
+        if "EM_bad" in fin:  # reference: EM from SEM's bad start (not part of the verdict)
+            em_bad = _rel_shortfall(fin, "EM_bad")
+            parts[-1] += (f"; reference, EM from the same bad start: {last['EM_bad']:.4f} (per seed shortfall "
+                          + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in em_bad.items()) + ")")
+            details[scen]["EM_bad"] = float(last["EM_bad"])
+            details[scen]["em_bad_rel_shortfall_per_seed"] = {int(k): float(v) for k, v in em_bad.items()}
+    n_seeds = df["seed"].nunique()
+    return Claim(
+        id="ESCA-Fig3", paper="esca",
+        claim="SEM is well behaved: it reaches a test log-likelihood comparable to EM, even from a bad initialisation.",
+        measured="; ".join(parts), holds=all(ok),
+        scale=_scale(profile, f"{settings['n_train']} train / {settings['n_test']} test points, "
+                              f"{settings['n_iter']} iterations, {n_seeds} seeds"),
+        details=details,
+        note=f"holds = final SEM test LL (mean over seeds) within {rel_tol:.0%} (relative) of EM's, or above it, in both "
+             "scenarios. A seed whose SEM run from the bad start settles in a worse local optimum is a finding about "
+             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls, and config/README.md "
+             "for a run with 4x the iterations). EM run from the same "
+             "bad start is shown as a reference (dashed; not in the paper, not part of the verdict). "
+             "Generating parameters, priors and the bad initialisation are not stated in the paper (the choices are in src/scalable_bayes_papers/esca/README.md).",
+    )
+
+
+# ---------------------------------------------------------------------------- Fig. 5
+
+
+def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
+    """Sparse + alias ESCA tracks plain SCA per iteration and is faster; ``df``: the Fig. 5 run tables."""
+    Ks = sorted(df["n_topics"].unique())
+    parts, details, ok = [], {}, []
+    for K in Ks:
+        d = df[df["n_topics"] == K]
+        piv = d.groupby(["method", "iteration"])["heldout_ll"].mean().unstack(0)
+        diff = float((piv["ESCA"] - piv["ESCA_plain"]).abs().iloc[1:].max())
+        t = d[d["iteration"] == d["iteration"].max()].groupby("method")["wall_time"].mean()
+        speed = float(t["ESCA_plain"] / t["ESCA"])
+        ok.append(bool(diff <= 0.03 and speed > 1.0))
+        parts.append(f"K={K}: max |LL(sparse) - LL(plain)| over iterations {diff:.4f} nats/word, "
+                     f"plain/sparse fit time {speed:.2f}x")
+        details[int(K)] = {"max_abs_ll_diff": diff, "speedup": speed}
+    return Claim(
+        id="ESCA-Fig5", paper="esca",
+        claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and is much faster in time.",
+        measured="; ".join(parts), holds=all(ok),
+        scale=_scale(profile, f"{df['train_corpus'].iloc[0]} ({int(df['n_tokens'].iloc[0])} tokens), "
+                              f"{int(df['iteration'].max())} iterations"),
+        details=details,
+        note="holds = per-iteration held-out LL within 0.03 nats/word (after iteration 0) and sparse faster at every K.",
+    )
+
+
+# ---------------------------------------------------------------------------- Fig. 6
+
+
+def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
+    """SCA's final perplexity close to CGS's at every (K, beta); ``df``: the Fig. 6 run tables."""
+    pairs = list(dict.fromkeys(zip(df["train_corpus"], df["test_corpus"])))
+    rel_tol = float(settings.get("rel_tol", 0.05))
+    parts, ok, details = [], [], {}
+    for tr, te in pairs:
+        d = df[(df["train_corpus"] == tr) & (df["test_corpus"] == te)]
+        last_it = d["iteration"].max()
+        fin = d[d["iteration"] == last_it].assign(p=lambda x: np.exp(-x["heldout_ll"]))
+        # SCA's final perplexity within rel_tol of CGS's at every (K, beta)
+        piv = fin.groupby(["n_topics", "beta", "method"])["p"].mean().unstack("method")
+        sca = "ESCA_plain" if "ESCA_plain" in piv else "ESCA"
+        rel = ((piv[sca] - piv["CGS"]) / piv["CGS"]) if "CGS" in piv else pd.Series(dtype=float)
+        worst = float(rel.max()) if len(rel) else np.nan
+        ok.append(bool(worst <= rel_tol))
+        parts.append(f"train {tr}/test {te}: SCA vs CGS final perplexity, worst relative excess {worst:+.3f} "
+                     f"over {len(rel)} (K, beta) settings")
+        details[f"{tr}->{te}"] = {f"K={k},beta={b}": v for (k, b), v in rel.items()}
+    return Claim(
+        id="ESCA-Fig6", paper="esca",
+        claim="SCA's perplexity per iteration is comparable to CGS and CVB0 across numbers of topics and beta, "
+              "and competitive in wall time even without the sparse/alias tricks.",
+        measured="; ".join(parts), holds=all(ok),
+        scale=_scale(profile, f"{int(last_it)} iterations (paper 75), Reuters-21578 stand-in for RCV1, "
+                              f"Wikipedia sample; {df['seed'].nunique()} seeds"),
+        details=details,
+        note=f"holds = SCA's final perplexity at most {rel_tol:.0%} above CGS's at every (K, beta) of the grid. "
+             "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped).",
+    )
+
+
+# ---------------------------------------------------------------------------- throughput table
+
+
+def check_throughput(t: pd.DataFrame, profile) -> Claim:
+    """ESCA's tokens/s above CGS's and CVB0's; ``t``: the throughput table (tables.throughput)."""
+    parts, ok = [], []
+    for c, d in t.groupby("corpus"):
+        best_esca = d[d["method"] == "ESCA"]["tokens_per_s"].max()
+        others = d[d["method"].isin(["CGS", "CVB0"])].set_index("method")["tokens_per_s"]
+        ok.append(bool(len(others) and best_esca > others.max()))
+        e1 = d[(d["method"] == "ESCA") & (d["threads"] == d["threads"].min())]["tokens_per_s"]
+        e2 = d[(d["method"] == "ESCA") & (d["threads"] == d["threads"].max())]["tokens_per_s"]
+        mpi = d[d["method"] == "ESCA_MPI"]
+        if len(mpi):
+            parts.append(f"{c}: ESCA over MPI " + ", ".join(
+                f"{int(r.ranks)} ranks {r.tokens_per_s / 1e6:.2f}M tok/s (held-out LL {r.heldout_ll:.4f})"
+                for r in mpi.itertuples()))
+        parts.append(f"{c}: ESCA {e1.iloc[0] / 1e6:.2f}M tok/s ({d['threads'].min()} thr), "
+                     f"{e2.iloc[0] / 1e6:.2f}M ({d['threads'].max()} thr); "
+                     + ", ".join(f"{m} {v / 1e6:.2f}M" for m, v in others.items())
+                     + f"; ESCA state {d[d['method'] == 'ESCA']['sampler_state_bytes'].iloc[0] / 2**20:.1f} MiB vs "
+                       f"CGS {d[d['method'] == 'CGS']['sampler_state_bytes'].iloc[0] / 2**20:.1f} MiB"
+                     if "CGS" in set(d["method"]) else "")
+    return Claim(
+        id="ESCA-Throughput", paper="esca",
+        claim="ESCA processes more tokens per second than the CGS and CVB0 baselines "
+              "(paper: 570M tokens/s on 4 nodes vs 112M for F+LDA and 60M for LightLDA).",
+        measured="; ".join(parts), holds=all(ok) if ok else None,
+        scale=_scale(profile, "one shared 2-core machine; MPI ranks run on the same machine"),
+        paper_value="570M tokens/s (4 x 36 threads, 'Large' corpus)",
+        note="Absolute tokens/s depend on the load of the shared machine; compare rows of one run. CGS/CVB0 sweeps "
+             "are sequential. Peer libraries (tomotopy, lda) are measured by benchmarks/bench_lda.py.",
+    )
+
+
+# ---------------------------------------------------------------------------- TabU1, TabU2, TabU3
+
+
+def check_tabu1(t: pd.DataFrame, profile) -> Claim:
+    """Synchronous SCA's stationary distribution is uniform, sequential Gibbs' is p; ``t``: tables.tabu1()."""
+    uniform = np.allclose(t["synchronous_sca_stationary"], 0.25, atol=1e-9)
+    seq_ok = np.allclose(t["sequential_gibbs_stationary"], t["p_target"], atol=1e-9)
+    return Claim(
+        id="ESCA-TabU1", paper="esca",
+        claim="Under synchronous SCA updates of the two-spin Ising model all four states are equally likely "
+              "(q propto cosh(x1 x2)), unlike the target p propto exp(x1 x2).",
+        measured=f"synchronous stationary {np.round(t['synchronous_sca_stationary'].to_numpy(), 4).tolist()}; "
+                 f"sequential Gibbs stationary {np.round(t['sequential_gibbs_stationary'].to_numpy(), 4).tolist()}; "
+                 f"target {np.round(t['p_target'].to_numpy(), 4).tolist()}",
+        holds=bool(uniform and seq_ok), scale=_scale(profile, "exact (4 x 4 transition matrices)"),
+    )
+
+
+def check_tabu2(t: pd.DataFrame, profile) -> Claim:
+    """Not a claim: the stand-in corpora beside the paper's; ``t``: tables.tabu2(...)."""
+    return Claim(
+        id="ESCA-TabU2", paper="esca", claim="Data sets of Sec. 4 (PubMed, Wikipedia, Large).",
+        measured="; ".join(f"{r.dataset}: V {r.V}, {r.docs} docs, {r.tokens} tokens"
+                           for r in t.iloc[len(PAPER_DATASETS):].itertuples()),
+        holds=None, scale=_scale(profile, "stand-ins from the local mirror"),
+        note="Not a claim: the paper's corpora are not available here; the stand-ins are far smaller.",
+    )
+
+
+def check_tabu3(t: pd.DataFrame, settings, profile) -> Claim:
+    """Qualitative: the top words, to be read; ``t``: tables.tabu3(...), ``settings``: the topics block."""
+    run = settings["run"]
+    return Claim(
+        id="ESCA-TabU3", paper="esca",
+        claim="ESCA finds interpretable topics (top-10 words of the first five topics on PubMed and Wikipedia).",
+        measured=" | ".join(f"{r.corpus} topic {r.topic}: {r.top_words}" for r in t.itertuples()),
+        holds=None, scale=_scale(profile, f"K = {run['n_topics']}, {run['n_iter']} iterations"),
+        note="Qualitative: judged by reading the table (PubMed stand-in: OHSUMED abstracts).",
+    )
+
+
+# ---------------------------------------------------------------------------- static items (holds = None)
+
+
+def check_fig1(profile) -> Claim:
+    n_it, bufs = FIG1_SPEC["n_iterations"], FIG1_SPEC["buffers"]
+    return Claim(id="ESCA-Fig1", paper="esca", claim="Double buffering of the sufficient statistics (Figure 1).",
+                 measured=f"rendered {n_it} iterations alternating {bufs[0]} / {bufs[1]}", holds=None,
+                 scale=_scale(profile, "static"),
+                 note=STATIC_NOTE + " The engines implement it: ESCA reads the previous iteration's counts and writes "
+                                    "the next ones (scalable_bayes.inference.lda).")
+
+
+def check_fig4(profile) -> Claim:
+    spec = FIG4_SPEC
+    return Claim(id="ESCA-Fig4", paper="esca", claim="LDA graphical model (Figure 4, App. B).",
+                 measured=f"rendered {len(spec['nodes'])} nodes, {len(spec['edges'])} edges, {len(spec['plates'])} plates",
+                 holds=None, scale=_scale(profile, "static"), note=STATIC_NOTE)
+
+
+def check_tab1(t: pd.DataFrame, profile) -> Claim:
+    return Claim(id="ESCA-Tab1", paper="esca", claim="Examples of popular models to which ESCA is applicable (Table 1).",
+                 measured=f"rendered {len(t)} x {len(TAB1_SPEC['columns'])} table from the spec",
+                 holds=None, scale=_scale(profile, "static"),
+                 note=STATIC_NOTE + " The Gaussian-mixture cell is exercised by ESCA-Fig3 (SEM vs EM), the LDA cell "
+                                    "by ESCA-Fig2/5/6.")
+
+
+def check_tab2(t: pd.DataFrame, profile) -> Claim:
+    return Claim(id="ESCA-Tab2", paper="esca", claim="Notation of App. A (Table 2).",
+                 measured=f"rendered {len(t)} notation rows from the spec", holds=None,
+                 scale=_scale(profile, "static"), note=STATIC_NOTE)
+
+
+# item -> check, for the adapters that serve several items
+FIGURE_CHECKS = {"Fig2": check_fig2, "Fig3": check_fig3, "Fig5": check_fig5, "Fig6": check_fig6}

@@ -1,0 +1,202 @@
+"""Figures of the ESCA paper (Zaheer et al. 2016): run tables in, figure file (.png + .pdf) out.
+
+Each ``figN(df, settings, out)`` draws from the concatenated run tables of its item; the static
+diagrams (Fig. 1, Fig. 4) are drawn from the specs in :mod:`.static`. No claim logic, no fitting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scalable_bayes.plotting.style import plt, savefig, style
+
+from .static import FIG1_SPEC, FIG4_SPEC
+
+COLORS = {"ESCA": "#0072B2", "ESCA_plain": "#56B4E9", "CGS": "#D55E00", "CVB0": "#009E73", "EM": "#D55E00",
+          "SEM": "#0072B2", "EM_bad": "#CC79A7"}
+LABELS = {"ESCA": "ESCA (sparse + alias)", "ESCA_plain": "SCA (plain)", "CGS": "CGS", "CVB0": "CVB0",
+          "EM_bad": "EM from SEM's bad start"}
+
+
+def _mean_curve(d, x):
+    g = d.groupby("iteration")
+    return g[x].mean().to_numpy(), g["heldout_ll"].mean().to_numpy(), g["heldout_ll"].std().fillna(0).to_numpy()
+
+
+def fig2(df, settings, out):
+    """Held-out LL vs iteration and vs wall time, one row of panels per corpus."""
+    corpora = list(dict.fromkeys(df["train_corpus"]))
+    with style():
+        fig, axes = plt.subplots(len(corpora), 2, figsize=(8, 3 * len(corpora)), squeeze=False)
+        for r, c in enumerate(corpora):
+            d = df[df["train_corpus"] == c]
+            for method, dm in d.groupby("method", sort=False):
+                for j, x in enumerate(["iteration", "wall_time"]):
+                    xs, ys, sd = _mean_curve(dm, x)
+                    axes[r, j].plot(xs, ys, marker=".", color=COLORS.get(method), label=LABELS.get(method, method))
+            axes[r, 0].set_title(f"{c}: held-out LL vs iteration")
+            axes[r, 1].set_title(f"{c}: held-out LL vs wall time")
+            axes[r, 0].set_xlabel("iteration")
+            axes[r, 1].set_xlabel("wall time (s, evaluation excluded)")
+            axes[r, 1].set_xscale("log")
+            for ax in axes[r]:
+                ax.set_ylabel("per-word held-out LL")
+            axes[r, 0].legend()
+        K = int(df["n_topics"].iloc[0])
+        fig.suptitle(f"ESCA Fig. 2 (K = {K}, alpha = {df['alpha'].iloc[0]:.3g}, beta = {df['beta'].iloc[0]:g})")
+        fig.tight_layout()
+        savefig(fig, out)
+
+
+def fig3(df, settings, out):
+    """Test LL of EM and SEM per iteration (mean +- sd over seeds), one panel per initialisation scenario."""
+    with style():
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
+        for ax, (scen, title) in zip(axes, [("good", "same initialisation"), ("bad", "SEM badly initialised")]):
+            d = df[df["scenario"] == scen]
+            for method, dm in d.groupby("method"):
+                g = dm.groupby("iteration")["test_ll"]
+                m, s = g.mean(), g.std().fillna(0)
+                ax.plot(m.index, m.values, color=COLORS[method], label=LABELS.get(method, method),
+                        ls="--" if method == "EM_bad" else "-")
+                ax.fill_between(m.index, m - s, m + s, color=COLORS[method], alpha=0.2)
+            ax.axhline(d["true_test_ll"].mean(), color="k", ls=":", lw=1, label="true parameters")
+            ax.set_title(title)
+            ax.set_xlabel("iteration")
+        axes[0].set_ylabel("test log-likelihood per point")
+        for ax in axes:
+            ax.legend(fontsize=7)
+        n_seeds = df["seed"].nunique()
+        fig.suptitle(f"ESCA Fig. 3: EM vs SEM, 2-D GMM, K = {settings['n_components']}, mean +- sd over {n_seeds} seeds")
+        fig.tight_layout(rect=(0, 0, 1, 0.95))
+        savefig(fig, out)
+
+
+def fig5(df, settings, out):
+    """Perplexity vs wall time per K, and vs iteration for every K, plain SCA and sparse + alias ESCA."""
+    Ks = sorted(df["n_topics"].unique())
+    with style():
+        fig, axes = plt.subplots(1, len(Ks) + 1, figsize=(4 * (len(Ks) + 1), 3), squeeze=False)
+        axes = axes[0]
+        for i, K in enumerate(Ks):
+            d = df[df["n_topics"] == K]
+            for method, dm in d.groupby("method"):
+                g = dm.groupby("iteration")
+                axes[i].plot(g["wall_time"].mean(), np.exp(-g["heldout_ll"].mean()), marker=".",
+                             color=COLORS[method], label=f"{LABELS[method]}")
+                axes[-1].plot(g["heldout_ll"].mean().index, np.exp(-g["heldout_ll"].mean()),
+                              color=COLORS[method], ls="-" if K == Ks[0] else "--", label=f"{LABELS[method]}, K={K}")
+            axes[i].set_title(f"K = {K}: perplexity vs wall time")
+            axes[i].set_xlabel("wall time (s)")
+            axes[i].set_ylabel("held-out perplexity")
+            axes[i].legend()
+        axes[-1].set_title("perplexity vs iteration")
+        axes[-1].set_xlabel("iteration")
+        axes[-1].legend(fontsize=6)
+        fig.suptitle(f"ESCA Fig. 5: plain SCA vs sparse + alias ESCA on {df['train_corpus'].iloc[0]}")
+        savefig(fig, out)
+
+
+def fig6(df, settings, out):
+    """Per (train, test) pair: perplexity vs iterations and wall time (base K, beta), and at the last
+    iteration vs K and vs beta (mean +- sd over seeds)."""
+    run = settings["run"]
+    K0, b0 = int(run["n_topics"]), float(run["beta"])
+    pairs = list(dict.fromkeys(zip(df["train_corpus"], df["test_corpus"])))
+    with style():
+        fig, axes = plt.subplots(len(pairs), 4, figsize=(14, 3.6 * len(pairs)), squeeze=False)
+        for r, (tr, te) in enumerate(pairs):
+            d = df[(df["train_corpus"] == tr) & (df["test_corpus"] == te)]
+            base = d[(d["n_topics"] == K0) & np.isclose(d["beta"], b0)]
+            for method, dm in base.groupby("method"):
+                g = dm.groupby("iteration")
+                pm = np.exp(-dm.groupby("iteration")["heldout_ll"].mean())
+                ps = dm.assign(p=np.exp(-dm["heldout_ll"])).groupby("iteration")["p"].std().fillna(0)
+                axes[r, 0].errorbar(pm.index, pm.values, yerr=ps.values, color=COLORS[method], label=LABELS[method])
+                axes[r, 1].plot(g["wall_time"].mean(), pm.values, color=COLORS[method], label=LABELS[method])
+            last_it = d["iteration"].max()
+            fin = d[d["iteration"] == last_it].assign(p=lambda x: np.exp(-x["heldout_ll"]))
+            for j, (var, fixed, fval) in enumerate([("n_topics", "beta", b0), ("beta", "n_topics", K0)]):
+                sel = fin[np.isclose(fin[fixed], fval)]
+                for method, dm in sel.groupby("method"):
+                    g = dm.groupby(var)["p"]
+                    axes[r, 2 + j].errorbar(g.mean().index, g.mean().values, yerr=g.std().fillna(0).values, marker="o",
+                                            color=COLORS[method], label=LABELS[method])
+            axes[r, 3].set_xscale("log")
+            for j, (t, xl) in enumerate([("vs iterations", "iteration"), ("vs wall time", "wall time (s)"),
+                                         ("vs number of topics", "K"), ("vs beta", "beta")]):
+                axes[r, j].set_title(f"train {tr} / test {te}: {t}", fontsize=8)
+                axes[r, j].set_xlabel(xl)
+                axes[r, j].set_ylabel("held-out perplexity")
+            axes[r, 0].legend()
+        fig.suptitle("ESCA Fig. 6: perplexity on cross-corpus held-out documents (mean +- sd over seeds)")
+        fig.tight_layout()
+        savefig(fig, out)
+
+
+FIGURES = {"Fig2": fig2, "Fig3": fig3, "Fig5": fig5, "Fig6": fig6}
+
+
+# ---------------------------------------------------------------------------- static diagrams
+
+
+def fig1(out):
+    """ESCA-Fig1: double buffering, iteration t reads T^(t mod 2) and writes T^((t+1) mod 2)."""
+    n_it = FIG1_SPEC["n_iterations"]
+    with style():
+        fig, ax = plt.subplots(figsize=(1.6 * n_it + 1.5, 2.6))
+        ax.set_axis_off()
+        ys = {0: 1.6, 1: 0.2}
+        for b, y in ys.items():
+            ax.text(-0.2, y + 0.2, f"$T^{{({b})}}$", ha="right", va="center", fontsize=11)
+        for t in range(n_it):
+            x = 1.6 * t
+            for b, y in ys.items():
+                role = "read" if b == t % 2 else "write"
+                ax.add_patch(plt.Rectangle((x, y), 1.2, 0.4, fc="#56B4E9" if role == "read" else "#E69F00",
+                                           ec="k", lw=0.8))
+                ax.text(x + 0.6, y + 0.2, role, ha="center", va="center", fontsize=8)
+            r, w = ys[t % 2], ys[(t + 1) % 2]
+            ax.annotate("", xy=(x + 0.6, w + (0.4 if w < r else 0.0)), xytext=(x + 0.6, r + (0.0 if w < r else 0.4)),
+                        arrowprops=dict(arrowstyle="->", lw=1.2))
+            ax.text(x + 0.6, 2.3, f"iteration {t}", ha="center", fontsize=8)
+            ax.text(x + 0.75, 1.1, r"$\Phi$", fontsize=9)
+        ax.set_xlim(-0.9, 1.6 * n_it)
+        ax.set_ylim(0, 2.5)
+        ax.set_title("ESCA Fig. 1: efficient (re)use of buffers (read one copy of the statistics, write the other)")
+        savefig(fig, out)
+
+
+def fig4(out):
+    """ESCA-Fig4: LDA graphical model (plate diagram) of App. B."""
+    spec = FIG4_SPEC
+    with style():
+        fig, ax = plt.subplots(figsize=(6, 2.8))
+        ax.set_axis_off()
+        ax.set_aspect("equal")
+        r = 0.38
+        for name, (x, y, label, observed) in spec["nodes"].items():
+            if observed is None:  # hyperparameter: a small dot
+                ax.plot([x], [y], "o", color="k", ms=4)
+                ax.text(x, y + 0.22, label, ha="center", va="bottom", fontsize=11)
+            else:
+                ax.add_patch(plt.Circle((x, y), r, fc="#BBBBBB" if observed else "white", ec="k", lw=1))
+                ax.text(x, y, label, ha="center", va="center", fontsize=10)
+        for a, b in spec["edges"]:
+            xa, ya, _, oa = spec["nodes"][a]
+            xb, yb, _, ob = spec["nodes"][b]
+            v = np.array([xb - xa, yb - ya])
+            u = v / np.linalg.norm(v)
+            start = np.array([xa, ya]) + (r if oa is not None else 0.06) * u
+            end = np.array([xb, yb]) - (r if ob is not None else 0.06) * u
+            ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>", lw=1, color="k"))
+        for label, x0, y0, x1, y1 in spec["plates"]:
+            ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="k", lw=0.8))
+            ax.text(x1 - 0.08, y0 + 0.06, label, ha="right", va="bottom", fontsize=9)
+        ax.set_xlim(0, 7.4)
+        ax.set_ylim(-0.4, 3.2)
+        ax.set_title("ESCA Fig. 4: LDA graphical model")
+        savefig(fig, out)
+
+
+STATIC_FIGURES = {"Fig1": fig1, "Fig4": fig4}

@@ -1,0 +1,101 @@
+"""Tables of the ESCA paper (Zaheer et al. 2016): run tables in, table DataFrame out (written as csv + md).
+
+* :func:`throughput`: tokens/s, memory and held-out LL of each engine (and of ESCA over MPI);
+* :func:`tabu1`: the two-spin Ising table of Sec. 2.5, with the exact stationary distributions
+  (no run: a 4 x 4 eigenproblem, computed here);
+* :func:`tabu2`: the paper's data sets (Sec. 4) beside the stand-ins of this run;
+* :func:`tabu3`: the top words of the first topics (App. G), from the ``runs/tabu3`` tables;
+* :func:`tab1`, :func:`tab2`: the static tables, from the specs in :mod:`.static`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .static import PAPER_DATASETS, TAB1_SPEC, TAB2_SPEC
+
+
+def throughput(runs: pd.DataFrame, mpi_runs=()) -> pd.DataFrame:
+    """One row per (corpus, engine, threads) at its last iteration; ``runs``: the throughput run
+    tables concatenated; ``mpi_runs``: one trace per MPI rank count (rows ``ESCA_MPI``)."""
+    last = runs.sort_values("iteration").groupby(["train_corpus", "method", "threads"]).tail(1)
+    t = last[["train_corpus", "method", "threads", "n_topics", "alpha", "beta", "iteration", "n_tokens",
+              "wall_time", "tokens_per_s", "heldout_ll", "state_bytes", "peak_rss_mib"]].rename(
+        columns={"train_corpus": "corpus", "iteration": "iterations", "wall_time": "fit_time_s",
+                 "state_bytes": "sampler_state_bytes"}).reset_index(drop=True)
+    t["ranks"] = 1
+    for m in mpi_runs:
+        m = m.sort_values("iteration").tail(1)
+        t = pd.concat([t, pd.DataFrame({
+            "corpus": m["train_corpus"].to_numpy(), "method": ["ESCA_MPI"], "threads": m["threads"].to_numpy(),
+            "ranks": m["ranks"].to_numpy(), "n_topics": m["n_topics"].to_numpy(), "iterations": m["iteration"].to_numpy(),
+            "n_tokens": m["n_tokens"].to_numpy(), "fit_time_s": m["wall_time"].to_numpy(),
+            "tokens_per_s": m["tokens_per_s"].to_numpy(),
+            "heldout_ll": m["heldout_ll"].to_numpy() if "heldout_ll" in m else [np.nan]})], ignore_index=True)
+    t["tokens_per_s_M"] = t["tokens_per_s"] / 1e6
+    return t
+
+
+def tabu1() -> pd.DataFrame:
+    """ESCA-TabU1: stationary distributions of sequential vs synchronous (SCA) Gibbs on
+    p(x1, x2) propto exp(x1 x2), x in {-1, 1}^2 (paper Sec. 2.5, eqs. 10-11), computed from the exact
+    4 x 4 transition matrices, beside p and the paper's q propto cosh(x1 x2)."""
+    states = [(-1, -1), (-1, 1), (1, -1), (1, 1)]
+
+    def cond(xi_new, x_other):  # p(x_i = xi_new | x_other)
+        return np.exp(xi_new * x_other) / (np.exp(x_other) + np.exp(-x_other))
+
+    n = len(states)
+    P_sync = np.zeros((n, n))
+    P_seq = np.zeros((n, n))
+    for i, (a, b) in enumerate(states):
+        for j, (c, d) in enumerate(states):
+            P_sync[i, j] = cond(c, b) * cond(d, a)  # both updated from the old state
+            P_seq[i, j] = cond(c, b) * cond(d, c)  # x1 first, then x2 given the new x1
+
+    def stationary(P):
+        w, v = np.linalg.eig(P.T)
+        s = np.real(v[:, np.argmin(np.abs(w - 1))])
+        return s / s.sum()
+
+    p = np.array([np.exp(a * b) for a, b in states])
+    q = np.array([np.cosh(a * b) for a, b in states])
+    return pd.DataFrame({
+        "state": [f"({a}, {b})" for a, b in states],
+        "p_target": p / p.sum(),
+        "q_sca_formula": q / q.sum(),
+        "sequential_gibbs_stationary": stationary(P_seq),
+        "synchronous_sca_stationary": stationary(P_sync),
+    })
+
+
+
+def tabu2(corpora) -> pd.DataFrame:
+    """The paper's data sets (Sec. 4) and, below them, each stand-in corpus of this run
+    (``corpora``: loaded :class:`scalable_bayes.corpora.Corpus` objects)."""
+    rows = [dict(r) for r in PAPER_DATASETS]
+    for c in corpora:
+        n_tr = int((c.split == "train").sum())
+        rows.append({"dataset": f"{c.name} (this run; train {n_tr} / test {c.counts.shape[0] - n_tr})",
+                     "V": int(c.counts.shape[1]), "docs": int(c.counts.shape[0]), "tokens": int(c.counts.sum())})
+    return pd.DataFrame(rows)
+
+
+def tabu3(topic_runs, n_show) -> pd.DataFrame:
+    """The first ``n_show`` topics of each corpus (corpus, topic, top_words); ``topic_runs``: the
+    ``runs/tabu3`` tables (one per corpus, every topic)."""
+    return pd.concat([r.head(n_show) for r in topic_runs], ignore_index=True)
+
+
+def tab1() -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"mixture component / emission": r, **dict(zip(TAB1_SPEC["columns"], cells))}
+         for r, cells in TAB1_SPEC["rows"].items()])
+
+
+def tab2() -> pd.DataFrame:
+    return pd.DataFrame(TAB2_SPEC, columns=["symbol", "meaning"])
+
+
+STATIC_TABLES = {"Tab1": tab1, "Tab2": tab2}

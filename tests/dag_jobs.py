@@ -1,0 +1,44 @@
+"""Print every job of the pipeline's DAG for a config as JSON lines: rule, outputs, params (repr).
+
+Run as a script (a fresh process per DAG: Snakemake keeps global state):
+    python tests/dag_jobs.py WORKDIR CONFIGFILE [CONFIGFILE ...]
+Nothing runs: the DAG is built with every job forced, exactly as a dry run would see it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import (
+    ConfigSettings,
+    DAGSettings,
+    DeploymentSettings,
+    OutputSettings,
+    ResourceSettings,
+    StorageSettings,
+    WorkflowSettings,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def jobs(workdir: Path, configfiles: list[Path]) -> list[dict]:
+    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+        wf = api.workflow(resource_settings=ResourceSettings(cores=2),
+                          config_settings=ConfigSettings(configfiles=configfiles),
+                          storage_settings=StorageSettings(), workflow_settings=WorkflowSettings(),
+                          deployment_settings=DeploymentSettings(), snakefile=REPO / "Snakefile", workdir=workdir)
+        dag_api = wf.dag(DAGSettings(forceall=True))
+        w = dag_api.workflow_api._workflow
+        w._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+        w._build_dag()
+        return [{"rule": j.rule.name, "output": sorted(str(o) for o in j.output),
+                 "params": repr(sorted(dict(j.params.items()).items()))} for j in w.dag.jobs]
+
+
+if __name__ == "__main__":
+    for row in jobs(Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]]):
+        print(json.dumps(row))

@@ -1,0 +1,15 @@
+"""Rule sgnht_ml_runs: one SGNHT machine-learning task (bnn | bpmf | lda) over its (method x a x eta) grid
+for one seed -> summary and trace tables."""
+import os
+
+from scalable_bayes.utils import save_table, setup_logging
+from scalable_bayes_papers.sgnht import runs
+
+setup_logging(snakemake.log[0])  # noqa: F821
+wc, inp, out = snakemake.wildcards, snakemake.input, snakemake.output  # noqa: F821
+inputs = {k: v for k, v in inp.items() if k != "corpus"}
+if "corpus" in inp.keys():
+    inputs["corpus_dir"] = os.path.dirname(inp.corpus[0])
+summary, trace = runs.run_task(wc.task, int(wc.seed), snakemake.params.settings, inputs)  # noqa: F821
+save_table(summary, out.summary)
+save_table(trace, out.trace)
