@@ -40,6 +40,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
+from ..utils import chmod_as_created
 from .sources import MIRROR_ENV, SOURCES, DataError, Source, SourceFile, check_counts, get_source
 
 logger = logging.getLogger(__name__)
@@ -423,7 +424,7 @@ def fetch_source(source_id: str, dest_dir: str | os.PathLike, *, mirror: str | o
                   "files": records, "expected": dict(src.expected), "counts": counts, "entries": entries,
                   "layout": src.layout}
         (tmp / MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700
+        chmod_as_created(tmp)  # mkdtemp makes it 0700; the umask decides, as for any directory
         _replace_dir(tmp, dest)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
