@@ -455,3 +455,46 @@ def test_empty_documents_skipped_and_counted(small, caplog):
     assert m.n_empty_docs_ == 2
     assert "skipped 2 empty documents" in caplog.text
     np.testing.assert_allclose(m.components_.sum() - 0.1 * m.components_.size, X.sum())
+
+
+# ---------------------------------------------------------------------------- bad parameters: clear errors
+
+
+@pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
+@pytest.mark.parametrize("K, exc", [(0, ValueError), (1, ValueError), (2.5, ValueError), (float("nan"), ValueError),
+                                    ("10", TypeError), (None, TypeError)])
+def test_bad_n_topics_names_the_parameter(cls, K, exc):
+    import scalable_bayes.inference.lda as lda
+    X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
+    with pytest.raises(exc, match="n_topics"):
+        getattr(lda, cls)(n_topics=K, n_iter=1).fit(X)
+
+
+@pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
+def test_seed_none_draws_fresh_entropy_and_records_it(cls):
+    import scalable_bayes.inference.lda as lda
+    X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, size=(30, 20)).astype(np.int32))
+    a = getattr(lda, cls)(n_topics=3, n_iter=3, seed=None).fit(X)
+    b = getattr(lda, cls)(n_topics=3, n_iter=3, seed=None).fit(X)
+    assert isinstance(a.seed_, int) and a.seed_ != b.seed_
+    again = getattr(lda, cls)(n_topics=3, n_iter=3, seed=a.seed_).fit(X)
+    np.testing.assert_array_equal(a.components_, again.components_)
+
+
+@pytest.mark.parametrize("seed, exc", [(-1, ValueError), (2**63, ValueError), (1.5, TypeError), ("0", TypeError)])
+def test_bad_seed_names_the_parameter(seed, exc):
+    from scalable_bayes.inference.lda import ESCA
+    X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
+    with pytest.raises(exc, match="seed"):
+        ESCA(n_topics=2, n_iter=1, seed=seed).fit(X)
+
+
+@pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
+@pytest.mark.parametrize("method", ["score_heldout", "transform"])
+def test_unfitted_estimator_raises_not_fitted(cls, method):
+    from sklearn.exceptions import NotFittedError
+
+    import scalable_bayes.inference.lda as lda
+    X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
+    with pytest.raises(NotFittedError, match="fit"):
+        getattr(getattr(lda, cls)(n_topics=2), method)(X)

@@ -303,7 +303,7 @@ def test_invalid_hyperparameters_rejected():
     with pytest.raises(ValueError, match="mu"):
         samplers.sgnht_matrix(mu=0.0)
     m = models.gaussian_known_variance(np.zeros(10))
-    with pytest.raises(ValueError, match="step size"):
+    with pytest.raises(ValueError, match="step_size"):
         samplers.run_chain(samplers.sgld(), m, [0.0], seed=0, n_steps=10, step_size=-0.1, batch_size=5)
     with pytest.raises(ValueError, match="minibatch size 11"):
         samplers.run_chain(samplers.sgld(), m, [0.0], seed=0, n_steps=10, step_size=0.1, batch_size=11)
@@ -476,3 +476,65 @@ def test_predictive_average_scores_the_running_mean_of_the_predictions_after_bur
     out = [cb(step, SimpleNamespace(position=np.array([float(step)]))) for step in (1, 2, 3, 5)]
     assert out[:2] == [None, None] and cb.n == 2
     assert cb.rows == [(3, 3.0, 6.0), (5, 4.0, 8.0)] and out[2:] == [6.0, 8.0]
+
+
+# ---------------------------------------------------------------------------- user input at the boundary
+# (Numba checks no bounds: a wrong-length gradient must be an error before a kernel reads it)
+
+
+def _py_model(grad, dim=2):
+    from scalable_bayes.models import Model
+    return Model("m", dim, 100, grad_py=grad)
+
+
+@pytest.mark.parametrize("grad, exc, words", [
+    (lambda p, i, k: np.array([100 * p[0]]), ValueError, "shape (1,), expected (2,)"),
+    (lambda p, i, k: np.zeros(3), ValueError, "shape (3,), expected (2,)"),
+    (lambda p, i, k: None, TypeError, "returned None"),
+    (lambda p, i, k: 1.5, ValueError, "returned a scalar"),
+    (lambda p, i, k: np.zeros((2, 1)), ValueError, "shape (2, 1)"),
+    (lambda p, i, k: "ab", TypeError, "not a float array"),
+])
+def test_a_gradient_of_the_wrong_shape_is_an_error(grad, exc, words):
+    from scalable_bayes.samplers import run_chain, sgld
+    with pytest.raises(exc) as info:
+        run_chain(sgld(), _py_model(grad), [0.0, 0.0], seed=0, n_steps=200, step_size=1e-3, batch_size=10)
+    assert words in str(info.value) and "'m'" in str(info.value)
+
+
+def test_a_non_finite_gradient_at_the_start_names_the_model_not_the_step_size():
+    from scalable_bayes.samplers import DivergenceError, run_chain, sghmc
+    with pytest.raises(DivergenceError) as info:
+        run_chain(sghmc(), _py_model(lambda p, i, k: np.full(2, np.nan)), [0.0, 0.0], seed=0, n_steps=50,
+                  step_size=1e-3, batch_size=10)
+    msg = str(info.value)
+    assert "initial position" in msg and "step 0" in msg and "reduce step_size" not in msg
+
+
+def test_compiled_model_data_are_checked_once_per_chain():
+    from scalable_bayes.models import gaussian_known_variance
+    from scalable_bayes.samplers import run_chain, sgld
+    x = np.random.default_rng(0).normal(size=100)
+    m = gaussian_known_variance(x)
+    m.data = tuple(np.where(np.arange(a.size).reshape(a.shape) == 3, np.nan, a) if isinstance(a, np.ndarray)
+                   and a.dtype.kind == "f" else a for a in m.data)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        run_chain(sgld(), m, [0.0], seed=0, n_steps=100, step_size=1e-3, batch_size=10)
+
+
+def test_seed_none_is_fresh_entropy_recorded_in_the_result():
+    from scalable_bayes.models import gaussian_known_variance
+    from scalable_bayes.samplers import run_chain, sgld
+    m = gaussian_known_variance(np.random.default_rng(0).normal(size=100))
+    a = run_chain(sgld(), m, [0.0], seed=None, n_steps=300, step_size=1e-3, batch_size=10)
+    again = run_chain(sgld(), m, [0.0], seed=a.seed, n_steps=300, step_size=1e-3, batch_size=10)
+    np.testing.assert_array_equal(a.samples, again.samples)
+
+
+@pytest.mark.parametrize("seed, exc", [(-1, ValueError), (1.5, TypeError), ("1", TypeError)])
+def test_bad_chain_seed_names_the_parameter(seed, exc):
+    from scalable_bayes.models import gaussian_known_variance
+    from scalable_bayes.samplers import run_chain, sgld
+    m = gaussian_known_variance(np.random.default_rng(0).normal(size=100))
+    with pytest.raises(exc, match="seed"):
+        run_chain(sgld(), m, [0.0], seed=seed, n_steps=10, step_size=1e-3, batch_size=10)

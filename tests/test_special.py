@@ -221,3 +221,15 @@ def test_offsets():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_infinite_concentration_gives_the_limits_without_warnings():
+    import warnings
+
+    from scalable_bayes.special import bessel_ratio, vmf_log_normalizer, vmf_log_partition_uniform
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert vmf_log_normalizer(3, np.inf) == -np.inf
+        assert bessel_ratio(3, np.inf) == 1.0
+        out = vmf_log_partition_uniform(50, np.array([0.0, 1.0, np.inf]))
+    assert out[0] == 0.0 and np.isfinite(out[1]) and out[2] == np.inf

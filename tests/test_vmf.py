@@ -213,3 +213,12 @@ def test_bad_arguments():
         MovMF(3).predict(X)
     with pytest.raises(ValueError, match="n_components"):
         MovMF(0).fit(X)
+
+
+@pytest.mark.parametrize("tol, exc", [(float("nan"), ValueError), (-1e-3, ValueError), (float("inf"), ValueError),
+                                      ("0", TypeError), (None, TypeError)])
+def test_bad_tol_is_refused(tol, exc):
+    from scalable_bayes.inference.vmf import fit_vmf_mixture
+    X = np.eye(4)[[0, 1, 2, 3, 0, 1]] * 1.0
+    with pytest.raises(exc, match="tol"):
+        fit_vmf_mixture(X, 2, tol=tol, max_iter=3)

@@ -52,10 +52,30 @@ _S11 = np.uint64(11)
 # ---------------------------------------------------------------------------------------------
 
 
+MAX_SEED = 2**63 - 1  # kernels take the seed as a signed 64-bit integer
+
+
+def resolve_seed(seed, name: str = "seed") -> int:
+    """A validated integer seed; ``None`` draws fresh entropy from the OS (as scikit-learn's
+    ``random_state=None``). Callers record the returned value (e.g. as ``seed_``) so that a fit
+    or a chain can be repeated exactly."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (MAX_SEED + 1))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        if isinstance(seed, (float, np.floating)) and float(seed).is_integer():
+            seed = int(seed)
+        else:
+            raise TypeError(f"{name} must be a non-negative integer or None, got {seed!r} "
+                            f"({type(seed).__name__})")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"{name} must be a non-negative integer below 2**63 or None, got {seed!r}")
+    return int(seed)
+
+
 def seed_sequence(seed, *keys) -> np.random.SeedSequence:
     """The ``SeedSequence`` of stream ``keys`` of ``seed`` (an int or a SeedSequence): the keys are
     appended to the spawn key, so ``seed_sequence(s, c)`` is child ``c`` of ``seed_sequence(s)``."""
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(resolve_seed(seed))
     if keys:
         ss = np.random.SeedSequence(entropy=ss.entropy, spawn_key=tuple(ss.spawn_key) + tuple(int(k) for k in keys))
     return ss

@@ -231,8 +231,12 @@ def _check_counts(X) -> sp.csr_matrix:
         X = sp.csr_matrix(np.asarray(X))
     X = sp.csr_matrix(X)
     X.sum_duplicates()
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D document-term count matrix, got {X.ndim} dimensions")
+    if X.nnz and not np.isfinite(X.data).all():
+        raise ValueError("X has NaN or inf counts; pass raw token counts (non-negative integers)")
     if X.nnz and (X.data.min() < 0 or not np.all(np.equal(np.mod(X.data, 1), 0))):
-        raise ValueError("document-term counts must be non-negative integers; pass raw token counts, not tf-idf")
+        raise ValueError("X: document-term counts must be non-negative integers; pass raw token counts, not tf-idf")
     X.eliminate_zeros()
     return X
 
@@ -266,7 +270,7 @@ def heldout_loglik(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20,
     ll, nh = _loglik_kernel(optr, ow, hptr, hw, phi_t, float(doc_topic_prior), int(n_sweeps), int(seed))
     n_tok = int(nh.sum())
     if n_tok == 0:
-        raise ValueError("no test document has 2 or more tokens; nothing to score")
+        raise ValueError("X: no test document has 2 or more tokens; nothing to score")
     score = float(ll.sum() / n_tok)
     if return_details:
         return score, {"n_docs_scored": int((nh > 0).sum()), "n_heldout_tokens": n_tok,

@@ -1,5 +1,5 @@
 """MCMC diagnostics: effective sample size and integrated autocorrelation time (ArviZ),
-Monte Carlo standard errors, density-estimate errors (TARGETS [M5], [M6]) and a sample-averaged
+Monte Carlo standard errors, density-estimate errors (SGNHT Fig. 2 / Table 1; the paper gives no formula) and a sample-averaged
 predictive scored while a chain runs ([M8]).
 """
 
@@ -41,7 +41,7 @@ def autocorrelation_time(draws, method: str = "mean") -> float:
     """Integrated autocorrelation time tau = (total draws) / ESS, in units of the draw spacing.
 
     ArviZ's ESS uses Geyer's initial-monotone-sequence truncation of the autocorrelation sum
-    (instead of the Sokal window named in TARGETS [M5]; both estimate tau = 1 + 2 sum rho_k).
+    (instead of Sokal's adaptive window; both estimate tau = 1 + 2 sum rho_k).
     """
     x = _as_chains(draws)
     return float(x.size / ess(x, method=method))

@@ -35,6 +35,13 @@ class Model:
                  data: tuple = (), grad_py: Callable | None = None, reflect=None):
         if grad_kernel is None and grad_py is None:
             raise ValueError(f"model {name!r}: give grad_kernel (Numba) or grad_py (NumPy)")
+        if grad_py is not None and not callable(grad_py):
+            raise TypeError(f"model {name!r}: grad_py must be callable grad_py(x, batch_idx, key), got "
+                            f"{type(grad_py).__name__}")
+        if int(dim) < 1 or int(dim) != dim:
+            raise ValueError(f"model {name!r}: dim must be a positive integer, got {dim!r}")
+        if int(n_data) < 0 or int(n_data) != n_data:
+            raise ValueError(f"model {name!r}: n_data must be a non-negative integer, got {n_data!r}")
         self.name = name
         self.dim = int(dim)
         self.n_data = int(n_data)
@@ -57,7 +64,27 @@ class Model:
             out = np.empty(self.dim)
             self.grad_kernel(x, self.data, np.ascontiguousarray(batch_idx, dtype=np.int64), key, out)
             return out
-        return np.asarray(self.grad_py(x, batch_idx, key), dtype=np.float64)
+        return self.checked_gradient(self.grad_py(x, batch_idx, key))
+
+    def checked_gradient(self, g) -> np.ndarray:
+        """``g`` as a float64 vector of length ``dim``, or a TypeError/ValueError naming what ``grad_py``
+        returned. The Numba step kernels do not check bounds: a shorter gradient would make them read
+        memory past its end, a longer one would be truncated silently."""
+        if g is None:
+            raise TypeError(f"model {self.name!r}: grad_py returned None; it must return the gradient, "
+                            f"a float array of shape ({self.dim},)")
+        try:
+            arr = np.asarray(g, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"model {self.name!r}: grad_py returned {type(g).__name__}, not a float array of "
+                            f"shape ({self.dim},): {exc}") from None
+        if arr.ndim == 0:
+            raise ValueError(f"model {self.name!r}: grad_py returned a scalar; it must return an array of shape "
+                             f"({self.dim},) (one partial derivative per parameter)")
+        if arr.shape != (self.dim,):
+            raise ValueError(f"model {self.name!r}: grad_py returned shape {arr.shape}, expected ({self.dim},) "
+                             f"(dim={self.dim})")
+        return arr
 
     def __repr__(self) -> str:
         return f"Model({self.name!r}, dim={self.dim}, n_data={self.n_data})"

@@ -123,7 +123,7 @@ def _normal_gamma_grad(x, data, idx, key, out):
         s2 += (v - mu) * (v - mu)
     c = N / b
     out[0] = (N + 1) * mu * gam - c * gam * s1
-    # App. E prints the last term without the 1/2; -log p gives 1/2 (flagged in TARGETS.md).
+    # App. E prints the last term without the 1/2; -log p gives 1/2 (we follow -log p).
     out[1] = -(N + 1) / (2.0 * gam) + 1.0 + 0.5 * mu * mu + 0.5 * c * s2
 
 

@@ -81,6 +81,8 @@ class SamplingAlgorithm(NamedTuple):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"{self.name}: initial position has non-finite entries; pass a finite theta0")
         n = x.shape[0]
+        if n == 0:
+            raise ValueError(f"{self.name}: initial position is empty; pass theta0 with one entry per parameter")
         key = as_key(rng)
         if self.momentum:
             p = np.empty(n)
@@ -146,9 +148,12 @@ def _reflect(x, p, mask):
 
 
 def _check_step(step_size, name):
-    h = float(step_size)
+    try:
+        h = float(step_size)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: step_size must be a positive finite number, got {step_size!r}") from None
     if not (np.isfinite(h) and h > 0):
-        raise ValueError(f"{name}: step size must be a positive finite number, got {step_size!r}")
+        raise ValueError(f"{name}: step_size must be a positive finite number, got {step_size!r}")
     return h
 
 

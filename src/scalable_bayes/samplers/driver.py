@@ -43,7 +43,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from ..rng import make_key, partial_shuffle
+from ..rng import make_key, partial_shuffle, resolve_seed
 from ..utils import atomic_path
 from .base import DivergenceError, SamplingAlgorithm, SGState, _check_step
 
@@ -363,7 +363,7 @@ def run_chain(
     model,
     position,
     *,
-    seed: int,
+    seed: int | None,
     n_steps: int,
     step_size: float,
     batch_size: int | None = None,
@@ -380,7 +380,8 @@ def run_chain(
     Parameters
     ----------
     seed, chain : the sampler's noise stream is ``make_key(seed, chain)`` and the minibatch stream
-        ``batch_key(seed, chain)``; same seed and chain give byte-identical output.
+        ``batch_key(seed, chain)``; same seed and chain give byte-identical output. ``seed=None``
+        draws fresh entropy; the result's ``seed`` records it, so the chain can be repeated.
     n_steps : total number of steps T (including burn-in).
     step_size : h (eta for reformulated samplers).
     batch_size : minibatch size n (<= N); default N (full batch). Ignored for models with no data.
@@ -392,6 +393,7 @@ def run_chain(
     partial_path : where the samples drawn so far are written (.npz) if the chain diverges.
     """
     name = algorithm.name
+    seed = resolve_seed(seed)  # None: fresh entropy, recorded in the result's ``seed``
     h = _check_step(step_size, name)
     n_steps = int(n_steps)
     if n_steps < 1:
@@ -432,6 +434,7 @@ def run_chain(
     state = algorithm.init(position, key, step_size=h)
     if state.position.shape[0] != model.dim:
         raise ValueError(f"{name}: position has length {state.position.shape[0]} but model {model.name!r} has dim {model.dim}")
+    _check_model_arrays(model)
     x, p, xi = state.position, state.momentum, state.thermostat
     g = np.zeros(model.dim)
     n_keep = -(-(n_steps - burnin) // thin)
@@ -462,6 +465,14 @@ def run_chain(
         if status != 0:
             step = t + done
             cause = "gradient" if status == 1 else "position"
+            if step == 0 and status == 1:
+                if bar is not None:
+                    bar.close()
+                raise DivergenceError(
+                    f"{name}: the gradient of model {model.name!r} is not finite at the initial position (step 0); "
+                    f"no step size causes this: check the model's gradient and the initial position.",
+                    step=0, partial_path=None,
+                )
             saved = ""
             if partial_path is not None:
                 _save_npz(partial_path, samples[:n_rec], burnin + thin * np.arange(n_rec), ke[:step], th[:step],
@@ -494,6 +505,23 @@ def run_chain(
         checkpoint_step=np.array(ck_s, dtype=np.int64), checkpoint_wall=np.array(ck_w),
         state=SGState(x, p, xi), callback_values=cb_vals,
     )
+
+
+def _check_model_arrays(model) -> None:
+    """Check, once per chain, every array a compiled gradient kernel reads (Numba checks no bounds):
+    the data tuple's arrays must be numeric, C-contiguous and finite where they are floats; the
+    reflection mask must have length ``dim``."""
+    for i, arr in enumerate(model.data):
+        if not isinstance(arr, np.ndarray):
+            continue
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"model {model.name!r}: data[{i}] has dtype {arr.dtype}; gradient kernels take numeric arrays")
+        if not arr.flags.c_contiguous:
+            raise ValueError(f"model {model.name!r}: data[{i}] is not C-contiguous; pass np.ascontiguousarray(...)")
+        if arr.dtype.kind == "f" and arr.size and not np.isfinite(arr).all():
+            raise ValueError(f"model {model.name!r}: data[{i}] holds NaN or inf; clean the data before sampling")
+    if model.reflect is not None and model.reflect.shape != (model.dim,):
+        raise ValueError(f"model {model.name!r}: reflect mask has shape {model.reflect.shape}, expected ({model.dim},)")
 
 
 def _python_chunk(kern, model, x, p, xi, key, h, hyper, perm, b, reflect, t0, m, burnin, thin,

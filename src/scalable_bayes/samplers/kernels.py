@@ -1,4 +1,5 @@
-"""Numba step kernels of the Euclidean SG-MCMC samplers (TARGETS [A13]-[A16], SGNHT eq. 11).
+"""Numba step kernels of the Euclidean SG-MCMC samplers (SGLD: Welling & Teh 2011; SGHMC: Chen et al. 2014;
+SGNHT: Ding et al. 2014, Alg. 2 and eq. 11).
 
 Every kernel has the same signature, so one compiled driver runs them all::
 

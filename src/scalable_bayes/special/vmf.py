@@ -121,7 +121,7 @@ def negentropy_offset(d, convention="uniform"):
 def vmf_log_partition_uniform(d, kappa):
     """psi_U(kappa) = log E_{Uniform(S^{d-1})} exp(kappa x_1) = lgamma(d/2) + log I_{d/2-1}(kappa) - (d/2-1) log(kappa/2).
 
-    psi_U(0) = 0. Computed without forming I_nu; for small kappa from the power series directly.
+    psi_U(0) = 0 and psi_U(inf) = inf. Computed without forming I_nu; for small kappa from the power series.
     """
     d = _check_d(d)
     kappa = _check_kappa(kappa)
@@ -131,7 +131,8 @@ def vmf_log_partition_uniform(d, kappa):
     small = (k > 0) & (0.25 * k * k <= 2.0 * (nu + 1.0)) & (k <= 30.0)
     if np.any(small):
         out[small] = _log_hyp0f1_series(nu, k[small])
-    big = (k > 0) & ~small
+    out[np.isposinf(k)] = np.inf  # the limit (log I_nu(k) ~ k): log C_d(inf) = -inf, as A_d(inf) = 1
+    big = (k > 0) & ~small & np.isfinite(k)
     if np.any(big):
         out[big] = float(gammaln(nu + 1.0)) + log_besseli(nu, k[big]) - nu * np.log(0.5 * k[big])
     return _ret(out.reshape(np.shape(kappa)))

@@ -17,7 +17,9 @@ from typing import Callable, Sequence
 import numba
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 
+from ...rng import resolve_seed
 from . import _kernels as kern
 
 logger = logging.getLogger(__name__)
@@ -52,9 +54,15 @@ class CorpusArrays:
         return np.maximum.accumulate(b)
 
 
-def _check_params(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads):
-    if int(n_topics) != n_topics or n_topics < 2:
+def _check_n_topics(n_topics):
+    if isinstance(n_topics, (bool, np.bool_)) or not isinstance(n_topics, (int, np.integer, float, np.floating)):
+        raise TypeError(f"n_topics (K) must be an integer >= 2, got {n_topics!r}")
+    if not np.isfinite(n_topics) or int(n_topics) != n_topics or n_topics < 2:
         raise ValueError(f"n_topics (K) must be an integer >= 2, got {n_topics!r}")
+
+
+def _check_params(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads):
+    _check_n_topics(n_topics)
     if not np.isfinite(doc_topic_prior) or doc_topic_prior <= 0:
         raise ValueError(f"doc_topic_prior (alpha) must be > 0, got {doc_topic_prior!r}; the paper uses 50/K")
     if not np.isfinite(topic_word_prior) or topic_word_prior <= 0:
@@ -110,7 +118,7 @@ def _drop_empty(X: sp.csr_matrix, name: str) -> tuple[sp.csr_matrix, np.ndarray]
     if n_empty:
         logger.info("%s: skipped %d empty documents of %d", name, n_empty, X.shape[0])
     if keep.size == 0:
-        raise ValueError("every document is empty; nothing to fit")
+        raise ValueError("X: every document is empty (or X has no rows); nothing to fit")
     return (X[keep] if n_empty else X), keep
 
 
@@ -155,9 +163,13 @@ class _LDABase:
         return 50.0 / self.n_topics if self.doc_topic_prior is None else float(self.doc_topic_prior)
 
     def _validate(self):
+        _check_n_topics(self.n_topics)  # before alpha = 50 / K
         _check_params(self.n_topics, self._alpha, self.topic_word_prior, self.n_iter, self.n_threads)
-        if int(self.seed) != self.seed or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        self.seed_ = resolve_seed(self.seed)  # None: fresh entropy, recorded so the fit can be repeated
+
+    def _check_fitted(self):
+        if not hasattr(self, "n_iter_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
 
     def _record(self, it, wall, n_tokens, X_heldout, cpu=float("nan")):
         rec = {"method": self._name, "iteration": it, "wall_time": wall, "cpu_time": cpu, "tokens": n_tokens * it}
@@ -165,7 +177,7 @@ class _LDABase:
             from ...evaluation import heldout as _ho
 
             rec["heldout_ll"] = _ho.heldout_loglik(self._topic_counts(), X_heldout, self._alpha,
-                                                   n_sweeps=self.heldout_sweeps, seed=self.seed)
+                                                   n_sweeps=self.heldout_sweeps, seed=self.seed_)
         self.history_.append(rec)
         for cb in self.callbacks:
             cb(self, rec)
@@ -213,8 +225,7 @@ class _LDABase:
         (so that fitting does not hold a dense K x V float copy of the counts), then cached."""
         c = getattr(self, "_components", None)
         if c is None:
-            if not hasattr(self, "n_iter_"):
-                raise AttributeError("components_: the model is not fitted yet")
+            self._check_fitted()
             c = self._components = self._topic_counts()
         return c
 
@@ -225,7 +236,7 @@ class _LDABase:
 
     @property
     def topic_word_(self) -> np.ndarray:
-        """phi_kv = (W_kv + beta) / (T_k + V beta) (posterior-mean form, TARGETS [A24])."""
+        """phi_kv = (W_kv + beta) / (T_k + V beta) (posterior-mean form; ESCA eq. 20's smoothing)."""
         c = self.components_
         return c / c.sum(axis=1, keepdims=True)
 
@@ -233,19 +244,21 @@ class _LDABase:
         """Document-topic proportions theta (M, K) by Gibbs fold-in with the topics fixed."""
         from ...evaluation import heldout as _ho
 
+        self._check_fitted()
         X = check_corpus(X, self.n_features_in_)
         with numba_threads(self.n_threads):
             return _ho.fold_in(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
-                               seed=self.seed)
+                               seed=self.seed_)
 
     def score_heldout(self, X, *, n_sweeps=None) -> float:
         """Per-word held-out log-likelihood of X by document completion ([M2])."""
         from ...evaluation import heldout as _ho
 
+        self._check_fitted()
         X = check_corpus(X, self.n_features_in_)
         with numba_threads(self.n_threads):
             return _ho.heldout_loglik(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
-                                      seed=self.seed)
+                                      seed=self.seed_)
 
     def get_params(self, deep=True):
         return {k: getattr(self, k) for k in ("n_topics", "doc_topic_prior", "topic_word_prior", "n_iter",
@@ -358,7 +371,7 @@ class ESCA(_LDABase):
             raise ValueError(f"decomposition must be one of {sorted(_DECOMPOSITION)}, got {self.decomposition!r}")
         K, V = int(self.n_topics), C.n_words
         if K * V >= 2**62:
-            raise ValueError("n_topics x n_words too large")
+            raise ValueError("n_topics x n_words of X is too large for int32 indexing; reduce n_topics or the vocabulary")
         self._chunks = C.chunks(self.n_threads_)
         n_chunks = self._chunks.size - 1
         self._use_atomic = n_chunks > 1
@@ -443,7 +456,7 @@ class ESCA(_LDABase):
             self._walias = np.empty(acap, np.int32)
             self._wwork = np.empty(acap, np.int32)
         d = self._D
-        kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, int(self.seed), self._dptr, d[0], d[1], d[2],
+        kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, self.seed_, self._dptr, d[0], d[1], d[2],
                        self._W[0], self._Tpriv, self._hslot, self._Wh, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = 0
@@ -472,7 +485,7 @@ class ESCA(_LDABase):
             S = kern.esca_word_tables(Wd, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias,
                                       self._s_work, self._wptr, self._wtop, self._wcoef, bits, kw, use_bits,
                                       self._dslot, self._Wdn, Kp, self._Wh, self._Whn)
-            kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
+            kern.esca_word_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, self.seed_, it,
                                  self._dptr, D[0], D[1], D[2], Wd, self._Tpriv, self._invT, self._s_prob,
                                  self._s_alias, S, self._wptr, self._wtop, self._wcoef, self._use_atomic,
                                  bits, kw, self._track, self._dslot, self._Wdn, Kp, self._Wh, self._Whn,
@@ -486,14 +499,14 @@ class ESCA(_LDABase):
             S = kern.esca_tables(Wr, self._T, K, V, a, b, self._invT, self._s_prob, self._s_alias, self._s_work,
                                  self._wptr, self._wtop, self._wprob, self._walias, self._wwork, self._wmass,
                                  self._wcoef, self.decomposition != "word")
-            kern.esca_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
+            kern.esca_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, self.seed_, it,
                             self._dptr, D[0], D[1], D[2], D[0], D[1], D[2], Wr, Ww, self._Tpriv, self._invT,
                             self._s_prob, self._s_alias, S, self._wptr, self._wtop, self._wprob, self._walias,
                             self._wmass, self._wcoef, self._use_atomic, _DECOMPOSITION[self.decomposition],
                             self._doc_offset)
         else:
             self._invT[:] = 1.0 / (self._T + V * b)
-            kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, int(self.seed), it,
+            kern.sca_plain_sweep(C.indptr, C.indices, C.cnt, self._chunks, K, a, b, self.seed_, it,
                                  self._dptr, D[0], D[1], D[2], D[0], D[1], D[2], Wr, Ww, self._Tpriv,
                                  self._invT, self._use_atomic, self._doc_offset)
         kern.reduce_rows(self._Tpriv, self._T)
@@ -539,8 +552,8 @@ class ESCA(_LDABase):
 
 
 class CollapsedGibbs(_LDABase):
-    """Sequential collapsed Gibbs sampler for LDA (Griffiths & Steyvers 2004; ESCA eq. 13, with the
-    bracket as in TARGETS [A22]): p(z = k | rest) propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta),
+    """Sequential collapsed Gibbs sampler for LDA (Griffiths & Steyvers 2004; ESCA eq. 13, whose printed
+    bracket is misplaced; the standard form): p(z = k | rest) propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta),
     counts excluding the token. Dense O(K) draw per token. The sweep is sequential (n_threads is
     used by the held-out evaluation only).
 
@@ -556,11 +569,11 @@ class CollapsedGibbs(_LDABase):
         self._Dd = np.zeros((C.n_docs, K), np.int32)
         self._Wc = np.zeros(V * K, np.int32)
         self._Tc = np.zeros(K, np.int64)
-        kern.cgs_init(C.indptr, C.indices, C.cnt, K, int(self.seed), self._z, self._Dd, self._Wc, self._Tc)
+        kern.cgs_init(C.indptr, C.indices, C.cnt, K, self.seed_, self._z, self._Dd, self._Wc, self._Tc)
 
     def _iterate(self, C: CorpusArrays, it: int):
         kern.cgs_sweep(C.indptr, C.indices, C.cnt, int(self.n_topics), self._alpha, float(self.topic_word_prior),
-                       C.n_words, int(self.seed), it, self._z, self._Dd, self._Wc, self._Tc)
+                       C.n_words, self.seed_, it, self._z, self._Dd, self._Wc, self._Tc)
 
     def _topic_counts(self) -> np.ndarray:
         return self._Wc.reshape(-1, int(self.n_topics)).T.astype(np.float64) + float(self.topic_word_prior)
@@ -597,7 +610,7 @@ class CVB0(_LDABase):
         self._Dd = np.zeros((C.n_docs, K), np.float64)
         self._Wc = np.zeros(V * K, np.float64)
         self._Tc = np.zeros(K, np.float64)
-        kern.cvb0_init(C.indptr, C.indices, C.cnt, K, int(self.seed), self._gamma, self._Dd, self._Wc, self._Tc)
+        kern.cvb0_init(C.indptr, C.indices, C.cnt, K, self.seed_, self._gamma, self._Dd, self._Wc, self._Tc)
 
     def _iterate(self, C: CorpusArrays, it: int):
         kern.cvb0_sweep(C.indptr, C.indices, C.cnt, int(self.n_topics), self._alpha, float(self.topic_word_prior),

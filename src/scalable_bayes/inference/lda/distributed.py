@@ -71,6 +71,11 @@ class DistributedESCA(ESCA):
             self.comm = MPI.COMM_WORLD
         return self.comm
 
+    def _validate(self):
+        super()._validate()
+        # seed=None draws fresh entropy on each rank: every rank must use rank 0's
+        self.seed_ = int(self._comm().bcast(self.seed_, root=0))
+
     def _allreduce(self, a):
         from mpi4py import MPI
 

@@ -203,6 +203,10 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
         raise ValueError(f"kappa_max = {kappa_max}; pass a positive cap, e.g. 1e4")
     if not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ValueError(f"max_iter = {max_iter!r}; pass a positive integer")
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"tol = {tol!r}; pass a number >= 0 (0: always run max_iter iterations)")
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol = {tol!r}; pass a finite number >= 0 (0: always run max_iter iterations)")
     X = validate_unit_rows(X)
     X = X if sp.issparse(X) else sp.csr_matrix(X)
     X.sort_indices()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.exceptions import NotFittedError
 
 from .core import _log_prob, component_scores, fit_vmf_mixture, spherical_kmeans, validate_unit_rows
 
@@ -37,7 +38,7 @@ class _VMFMixtureBase:
 
     def _check_fitted(self, X):
         if not hasattr(self, "weights_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
         X = validate_unit_rows(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns but the model was fitted on {self.n_features_in_}")
@@ -154,6 +155,6 @@ class SphericalKMeans:
 
     def predict(self, X):
         if not hasattr(self, "cluster_centers_"):
-            raise ValueError("this SphericalKMeans is not fitted yet; call fit(X) first")
+            raise NotFittedError("this SphericalKMeans is not fitted yet; call fit(X) first")
         X = validate_unit_rows(X)
         return np.argmax(np.asarray(X @ self.cluster_centers_.T), axis=1)
