@@ -252,3 +252,31 @@ def test_throughput_table_and_claim():
     claim = claims.check_throughput(t, "test")
     assert claim.holds is True and "2 ranks 4.00M tok/s (held-out LL -8.5000)" in claim.measured
     assert "ESCA 5.00M tok/s (1 thr), 8.00M (2 thr); CGS 3.00M" in claim.measured
+
+
+def test_a_fit_that_compiles_the_kernels_equals_one_that_loads_them(tmp_path):
+    """Same seed, same numbers, whether this process compiled ESCA's kernels or loaded them from Numba's
+    on-disk cache. (With fastmath reassociation the word sweep drew differently on the compiling run:
+    the first job of a fresh clone gave other numbers than a rerun.)"""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fit.py"
+    script.write_text(
+        "import hashlib\n"
+        "import numpy as np, scipy.sparse as sp\n"
+        "from scalable_bayes.inference.lda import ESCA\n"
+        "rng = np.random.default_rng(0)\n"
+        "phi = rng.dirichlet(np.full(3000, 0.05), size=20)\n"
+        "theta = rng.dirichlet(np.full(20, 0.3), size=2000)\n"
+        "X = sp.csr_matrix(rng.poisson(60 * theta @ phi).astype(np.int32))\n"
+        "est = ESCA(n_topics=100, n_iter=10, seed=0, n_threads=1).fit(X)\n"
+        "print(hashlib.sha256(est.components_.tobytes()).hexdigest())\n")
+    env = dict(__import__("os").environ, NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"))
+    runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-3000:]
+    compiled, cached = (r.stdout.strip() for r in runs)
+    assert any((tmp_path / "numba_cache").rglob("*.nbi")), "the first run wrote no cache: the test tests nothing"
+    assert compiled == cached

@@ -204,7 +204,7 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, nrow, fbeta, K, jmax,
     return st, nt
 
 
-@njit(parallel=True, cache=True, fastmath={"reassoc", "nsz", "contract"})
+@njit(parallel=True, cache=True)
 def esca_word_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
@@ -358,8 +358,8 @@ def esca_word_sweep(
                     elif u - Q < R and nz > 0:
                         u -= Q
                         # first j with rcum[j] > u: linear scan over few topics, else binary search
-                        # (written out, not common.cdf_scan / cdf_search: with those LLVM compiles
-                        # this fastmath kernel to other machine code; same draws, unmeasured speed)
+                        # (written out as in the measured version; common.cdf_scan / cdf_search draw the
+                        # same topics)
                         lo = 0
                         if nz <= 32:
                             while lo < nz - 1 and rcum[lo] <= u:
