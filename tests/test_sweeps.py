@@ -32,6 +32,7 @@ SWEEPS = {
     "esca.throughput.threads": 3,
     "esca.fig3.seeds": 7,
     "esca.fig5.n_topics": 30,
+    "esca.fig5.seeds": 7,
     "esca.fig6.topics_grid": 30,
     "esca.fig6.beta_grid": 0.05,
     "esca.fig6.seeds": 7,

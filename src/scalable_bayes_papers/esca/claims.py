@@ -7,6 +7,8 @@ the paper's words into a verdict (``note``); README.md beside this file gives th
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -142,28 +144,55 @@ def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
 # ---------------------------------------------------------------------------- Fig. 5
 
 
+FIG5_BAR = 0.03  # nats/word: the one-seed bar (used when a single seed ran)
+
+
+def _max_gap(a: pd.Series, b: pd.Series) -> float:
+    """Largest |a - b| over the recorded iterations after iteration 0 (both start from the same counts)."""
+    return float((a - b).abs().iloc[1:].max())
+
+
 def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
-    """Sparse + alias ESCA tracks plain SCA per iteration and is faster; ``df``: the Fig. 5 run tables."""
+    """Sparse + alias ESCA tracks plain SCA per iteration and is faster; ``df``: the Fig. 5 run tables.
+
+    "Same perplexity per iteration" is tested against the sampler's own seed-to-seed spread: the gap between
+    the two engines' mean curves (over seeds) must not exceed the largest gap between two seeds of one
+    engine (the envelope). With one seed the envelope is unknown and the fixed bar FIG5_BAR is used. One
+    seed's gap alone sits at the noise floor: over 6 seeds at K = 400 (quick settings) the same-seed
+    sparse-vs-plain gap ranged 0.012-0.030 and the plain-vs-plain gap between two seeds reached 0.035.
+    """
     Ks = sorted(df["n_topics"].unique())
+    seeds = sorted(df["seed"].unique())
     parts, details, ok = [], {}, []
     for K in Ks:
         d = df[df["n_topics"] == K]
         piv = d.groupby(["method", "iteration"])["heldout_ll"].mean().unstack(0)
-        diff = float((piv["ESCA"] - piv["ESCA_plain"]).abs().iloc[1:].max())
+        diff = _max_gap(piv["ESCA"], piv["ESCA_plain"])
+        per_seed = d.pivot_table(index="iteration", columns=["method", "seed"], values="heldout_ll")
+        pairs = list(itertools.combinations(seeds, 2))
+        envelope = max((_max_gap(per_seed[(m, a)], per_seed[(m, b)]) for m in ("ESCA", "ESCA_plain")
+                        for a, b in pairs), default=float("nan"))
+        bar = envelope if pairs else FIG5_BAR
         t = d[d["iteration"] == d["iteration"].max()].groupby("method")["wall_time"].mean()
         speed = float(t["ESCA_plain"] / t["ESCA"])
-        ok.append(bool(diff <= 0.03 and speed > 1.0))
-        parts.append(f"K={K}: max |LL(sparse) - LL(plain)| over iterations {diff:.4f} nats/word, "
-                     f"plain/sparse fit time {speed:.2f}x")
-        details[int(K)] = {"max_abs_ll_diff": diff, "speedup": speed}
+        ok.append(bool(diff <= bar and speed > 1.0))
+        parts.append(f"K={K}: max |LL(sparse) - LL(plain)| over iterations {diff:.4f} nats/word "
+                     + (f"(mean of {len(seeds)} seeds; seed-to-seed envelope {envelope:.4f})" if pairs
+                        else f"(one seed; bar {FIG5_BAR})")
+                     + f", plain/sparse fit time {speed:.2f}x")
+        details[int(K)] = {"max_abs_ll_diff": diff, "seed_envelope": envelope, "speedup": speed,
+                           "n_seeds": len(seeds)}
     return Claim(
         id="ESCA-Fig5", paper="esca",
         claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and is much faster in time.",
         measured="; ".join(parts), holds=all(ok),
         scale=_scale(profile, f"{df['train_corpus'].iloc[0]} ({int(df['n_tokens'].iloc[0])} tokens), "
-                              f"{int(df['iteration'].max())} iterations"),
+                              f"{int(df['iteration'].max())} iterations, {len(seeds)} seeds"),
         details=details,
-        note="holds = per-iteration held-out LL within 0.03 nats/word (after iteration 0) and sparse faster at every K.",
+        note="holds = the gap between the two engines' mean held-out LL curves (after iteration 0) is within the "
+             "seed-to-seed envelope (the largest gap between two seeds of one engine; with one seed: "
+             f"{FIG5_BAR} nats/word) and sparse is faster at every K. 'Much faster' is not tested (the measured "
+             "ratio is reported).",
     )
 
 

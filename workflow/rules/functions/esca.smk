@@ -77,7 +77,7 @@ def esca_fig5_inputs():
         esca_run_path("fig5", f["corpus"], f["corpus"], m, K, r["beta"], r["threads"], s)
         for m in ["ESCA", "ESCA_plain"]
         for K in f["n_topics"]
-        for s in ESCA["seeds"]
+        for s in f["seeds"]
     ]
 
 
