@@ -1,6 +1,7 @@
 """Targets for the SG-MCMC samplers (gradient of the stochastic potential U~)."""
 
 from .base import Model
+from .simplex import categorical_labels, dirichlet_categorical, dirichlet_marginal
 from .logistic import logistic_regression, synthetic_logistic_data
 from .toy import (
     double_well,
@@ -16,5 +17,6 @@ from .toy import (
 __all__ = [
     "Model", "double_well", "double_well_density", "double_well_potential", "gaussian",
     "gaussian_known_variance", "gaussian_known_variance_posterior", "normal_gamma",
-    "normal_gamma_posterior", "logistic_regression", "synthetic_logistic_data",
+    "normal_gamma_posterior", "logistic_regression", "synthetic_logistic_data", "categorical_labels",
+    "dirichlet_categorical", "dirichlet_marginal",
 ]

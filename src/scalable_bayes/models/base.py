@@ -15,6 +15,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..manifolds import EUCLIDEAN
+
 
 class Model:
     """A target for SG-MCMC.
@@ -29,10 +31,14 @@ class Model:
     grad_py : NumPy gradient ``grad_py(x, batch_idx, key)`` (Python path), or None.
     reflect : optional int8 (dim,) mask; coordinates marked 1 are mirrored at 0 after each step
         (x <- |x|, p <- -p), i.e. a reflecting boundary for positive parameters.
+    manifold : where the parameters live (:mod:`scalable_bayes.manifolds`); default R^n. A model on
+        :class:`~scalable_bayes.manifolds.GammaSimplex` returns, in place of a gradient, the minibatch
+        estimate of the Dirichlet posterior's counts n^_j = (N/n) sum_{i in S} z_ij (SCIR Alg. 1); the
+        simplex samplers add the prior from the manifold.
     """
 
     def __init__(self, name: str, dim: int, n_data: int = 0, grad_kernel: Callable | None = None,
-                 data: tuple = (), grad_py: Callable | None = None, reflect=None):
+                 data: tuple = (), grad_py: Callable | None = None, reflect=None, manifold=None):
         if grad_kernel is None and grad_py is None:
             raise ValueError(f"model {name!r}: give grad_kernel (Numba) or grad_py (NumPy)")
         if grad_py is not None and not callable(grad_py):
@@ -53,6 +59,10 @@ class Model:
             if reflect.shape[0] != self.dim:
                 raise ValueError(f"model {name!r}: reflect mask has length {reflect.shape[0]}, expected dim={self.dim}")
         self.reflect = reflect
+        self.manifold = EUCLIDEAN if manifold is None else manifold
+        if getattr(self.manifold, "dim", self.dim) != self.dim:
+            raise ValueError(f"model {name!r}: its manifold {self.manifold!r} has {self.manifold.dim} coordinates, "
+                             f"the model dim={self.dim}")
 
     @property
     def compiled(self) -> bool:

@@ -21,10 +21,11 @@ from .base import (
     sgnht_reformulated,
 )
 from .driver import ChainResult, run_chain
+from .simplex import scir, sgrld
 from ..rng import make_key
 
 __all__ = [
     "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult",
     "make_sampler", "make_key", "run_chain", "sgld", "sghmc", "sgnht", "sghmc_reformulated",
-    "sgnht_reformulated", "sgnht_matrix",
+    "sgnht_reformulated", "sgnht_matrix", "scir", "sgrld",
 ]

@@ -73,8 +73,26 @@ class SamplingAlgorithm(NamedTuple):
     reformulated: bool = False
     thermostat_kind: str = "scalar"  # "scalar" or "matrix"
     thermostat_init: float = 0.0
+    manifold: str = "euclidean"
 
     # ---------------------------------------------------------------- interface
+    def bind(self, model) -> "SamplingAlgorithm":
+        """This sampler with the constants of ``model``'s manifold appended to its kernel constants
+        (none for R^n; block size and Dirichlet prior for the gamma-parametrised simplex), or a
+        ValueError if the sampler does not move on that manifold. Every chain calls this, so the
+        driver runs any (sampler, model) pair without branching on geometry."""
+        man = getattr(model, "manifold", None)
+        man_name = getattr(man, "name", "euclidean")
+        if man_name != self.manifold:
+            raise ValueError(
+                f"{self.name} samples on the {self.manifold} manifold, but model {getattr(model, 'name', model)!r} "
+                f"lives on {man_name}; choose a sampler for that manifold"
+                + (" (scir or sgrld)" if man_name == "gamma-simplex" else ""))
+        extra = man.constants() if man is not None else np.zeros(0)
+        if extra.shape[0] == 0:
+            return self
+        return self._replace(hyper=np.concatenate([self.hyper, extra]))
+
     def init(self, position, rng, step_size=None) -> SGState:
         """Initial state at ``position``: p ~ N(0, I) (u ~ N(0, eta I) if reformulated), xi = xi_0."""
         x = np.array(position, dtype=np.float64, copy=True).reshape(-1)
@@ -107,9 +125,11 @@ class SamplingAlgorithm(NamedTuple):
         data, e.g. targets with injected gradient noise). ``rng`` is a key from
         :func:`scalable_bayes.rng.make_key` (advanced in place) or an int seed.
         """
-        kern = self.kernel
-        hyper = self.hyper
+        bound = self.bind(model)
+        kern = bound.kernel
+        hyper = bound.hyper
         name = self.name
+        manifold = getattr(model, "manifold", None)
 
         def step(rng, state: SGState, minibatch, step_size):
             h = _check_step(step_size, name)
@@ -126,6 +146,8 @@ class SamplingAlgorithm(NamedTuple):
                     f"{name}: non-finite gradient of model {model.name!r}; likely cause: step size {h:g} too large "
                     f"(the chain left the region where the potential is finite). Reduce step_size."
                 )
+            if manifold is not None:
+                manifold.check_position(x, name)
             ke, th = kern(x, p, xi, g, key, h, hyper)
             if model.reflect is not None:
                 _reflect(x, p, model.reflect)
@@ -219,6 +241,15 @@ def sgnht_matrix(A: float = 1.0, mu: float = 1.0, xi0: float | None = None) -> S
     )
 
 
+def _simplex(name):
+    def make():
+        from . import simplex  # the simplex module imports this one
+        return getattr(simplex, name)()
+    make.__name__ = name
+    make.__doc__ = f"See :func:`scalable_bayes.samplers.simplex.{name}`."
+    return make
+
+
 SAMPLERS = {
     "sgld": sgld,
     "sghmc": sghmc,
@@ -226,6 +257,8 @@ SAMPLERS = {
     "sghmc_reformulated": sghmc_reformulated,
     "sgnht_reformulated": sgnht_reformulated,
     "sgnht_matrix": sgnht_matrix,
+    "scir": _simplex("scir"),
+    "sgrld": _simplex("sgrld"),
 }
 
 

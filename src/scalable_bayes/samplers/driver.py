@@ -51,11 +51,12 @@ logger = logging.getLogger(__name__)
 
 
 @njit  # not cached: its arguments are dispatchers (see the module docstring; the wrappers are)
-def _run_chunk(kern, grad, x, p, xi, g, key, h, hyper, data, perm, batch_size, reflect,
+def _run_chunk(kern, grad, x, p, xi, g, key, h, hyper, sched, data, perm, batch_size, reflect,
                t0, n_steps, burnin, thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_total):
     """Run steps t0 .. t0+n_steps-1 in place. Returns (steps done, status, n_rec).
 
     status 0 = ok, 1 = non-finite gradient, 2 = non-finite position.
+    ``sched`` = [tau, kappa]: the step size of step t is h (1 + t/tau)^-kappa (kappa = 0: constant h).
     Minibatches come from their own stream ``bkey`` one step ahead: on entry ``nxt`` holds the
     batch of step t0; each step moves it to ``cur`` and draws the batch of step t + 1 into ``nxt``
     before the gradient runs, so a gradient kernel that shares ``nxt`` (``model.next_batch``) can
@@ -79,7 +80,10 @@ def _run_chunk(kern, grad, x, p, xi, g, key, h, hyper, data, perm, batch_size, r
             gg += g[i] * g[i]
         if not np.isfinite(gg):
             return s, 1, n_rec
-        k, z = kern(x, p, xi, g, key, h, hyper)
+        ht = h
+        if sched[1] != 0.0:
+            ht = h * (1.0 + t / sched[0]) ** (-sched[1])
+        k, z = kern(x, p, xi, g, key, ht, hyper)
         if nref:
             for i in range(n):
                 if reflect[i] != 0 and x[i] < 0.0:
@@ -229,7 +233,7 @@ def _wrapper_source(kmod, kname, gmod, gname) -> str:
     body = inspect.getsource(_run_chunk)
     body = body[body.index("def _run_chunk("):]  # drop the (uncached) decorator line
     body = "@njit(cache=True)\n" + body.replace("def _run_chunk(kern, grad, ", "def run(")
-    body = body.replace("kern(x, p, xi, g, key, h, hyper)", "_kern(x, p, xi, g, key, h, hyper)")
+    body = body.replace("kern(x, p, xi, g, key, ht, hyper)", "_kern(x, p, xi, g, key, ht, hyper)")
     body = body.replace("grad(x, data, cur, key, g)", "_grad(x, data, cur, key, g)")
     head = _WRAPPER_HEAD.format(kmod=kmod, kname=kname, gmod=gmod, gname=gname)
     return head.replace("\nimport numpy", f"\n# dependencies: {_dependency_digest(kmod, gmod)}\nimport numpy", 1) + body
@@ -374,6 +378,7 @@ def run_chain(
     callback: Callable | None = None,
     partial_path=None,
     progress: bool | None = None,
+    step_decay: tuple[float, float] | None = None,
 ) -> ChainResult:
     """Run one chain of ``algorithm`` on ``model`` from ``position``.
 
@@ -391,6 +396,8 @@ def run_chain(
     callback : ``callback(step, state) -> value`` called at each checkpoint (its time is not
         counted in the wall time); values are returned in ``callback_values`` as (step, value).
     partial_path : where the samples drawn so far are written (.npz) if the chain diverges.
+    step_decay : ``(tau, kappa)``: step t uses h_t = step_size (1 + t/tau)^-kappa (the decreasing
+        schedule of Patterson & Teh 2013 and SCIR Sec. 4.1); default a constant step size.
     """
     name = algorithm.name
     seed = resolve_seed(seed)  # None: fresh entropy, recorded in the result's ``seed``
@@ -404,6 +411,8 @@ def run_chain(
     thin = int(thin)
     if thin < 1:
         raise ValueError(f"{name}: thin must be >= 1, got {thin}")
+    sched = _check_decay(step_decay, name)
+    algorithm = algorithm.bind(model)  # the model's manifold constants; a ValueError for a wrong manifold
     N = model.n_data
     if N > 0:
         b = N if batch_size is None else int(batch_size)
@@ -435,6 +444,8 @@ def run_chain(
     if state.position.shape[0] != model.dim:
         raise ValueError(f"{name}: position has length {state.position.shape[0]} but model {model.name!r} has dim {model.dim}")
     _check_model_arrays(model)
+    if getattr(model, "manifold", None) is not None:
+        model.manifold.check_position(state.position, name)
     x, p, xi = state.position, state.momentum, state.thermostat
     g = np.zeros(model.dim)
     n_keep = -(-(n_steps - burnin) // thin)
@@ -456,10 +467,10 @@ def run_chain(
         m = min(checkpoint_every, n_steps - t)
         t_start = time.perf_counter()
         if model.compiled:
-            done, status, n_rec = runner(x, p, xi, g, key, h, hyper, model.data, perm, b, reflect, t, m, burnin,
+            done, status, n_rec = runner(x, p, xi, g, key, h, hyper, sched, model.data, perm, b, reflect, t, m, burnin,
                                          thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_steps)
         else:
-            done, status, n_rec = _python_chunk(kern, model, x, p, xi, key, h, hyper, perm, b, reflect,
+            done, status, n_rec = _python_chunk(kern, model, x, p, xi, key, h, hyper, sched, perm, b, reflect,
                                                 t, m, burnin, thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_steps)
         wall += time.perf_counter() - t_start
         if status != 0:
@@ -507,6 +518,19 @@ def run_chain(
     )
 
 
+def _check_decay(step_decay, name) -> np.ndarray:
+    """[tau, kappa] of a decreasing step-size schedule (``None``: [1, 0], a constant step size)."""
+    if step_decay is None:
+        return np.array([1.0, 0.0])
+    try:
+        tau, kappa = (float(v) for v in step_decay)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: step_decay must be a pair (tau, kappa), got {step_decay!r}") from None
+    if not (math.isfinite(tau) and tau > 0 and math.isfinite(kappa) and kappa >= 0):
+        raise ValueError(f"{name}: step_decay (tau, kappa) needs tau > 0 and kappa >= 0, got {step_decay!r}")
+    return np.array([tau, kappa])
+
+
 def _check_model_arrays(model) -> None:
     """Check, once per chain, every array a compiled gradient kernel reads (Numba checks no bounds):
     the data tuple's arrays must be numeric, C-contiguous and finite where they are floats; the
@@ -524,7 +548,7 @@ def _check_model_arrays(model) -> None:
         raise ValueError(f"model {model.name!r}: reflect mask has shape {model.reflect.shape}, expected ({model.dim},)")
 
 
-def _python_chunk(kern, model, x, p, xi, key, h, hyper, perm, b, reflect, t0, m, burnin, thin,
+def _python_chunk(kern, model, x, p, xi, key, h, hyper, sched, perm, b, reflect, t0, m, burnin, thin,
                   samples, n_rec, ke, th, gn, bkey, cur, nxt, n_total):
     """Python-loop twin of :func:`_run_chunk` for models with a NumPy gradient (same streams, same order)."""
     use_perm = perm.shape[0] > b
@@ -540,7 +564,10 @@ def _python_chunk(kern, model, x, p, xi, key, h, hyper, perm, b, reflect, t0, m,
         gg = float(np.dot(g, g))
         if not math.isfinite(gg):
             return s, 1, n_rec
-        k, z = kern(x, p, xi, g, key, h, hyper)
+        ht = h
+        if sched[1] != 0.0:
+            ht = h * (1.0 + t / sched[0]) ** (-sched[1])
+        k, z = kern(x, p, xi, g, key, ht, hyper)
         if nref:
             neg = (reflect != 0) & (x < 0)
             if neg.any():
