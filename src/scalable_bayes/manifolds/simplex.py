@@ -52,7 +52,7 @@ def cir_transition(key, theta, a, c, r):
     Returns NaN when the inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above
     2^60), so that the caller reports the step; never a negative number.
     """
-    if not (theta >= 0.0):
+    if not (theta >= 0.0) or not (a > 0.0):
         return np.nan
     pk = poisson(key, theta * r)
     if pk < 0:

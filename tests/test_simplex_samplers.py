@@ -1,0 +1,289 @@
+"""Simplex samplers of the SCIR paper (Baker et al. 2018): the CIR draw, SCIR and SGRLD.
+
+Each test can fail for a wrong sampler: the CIR transition against scipy's non-central chi-square
+(KS), the SCIR estimator's mean and variance against Corollary 3.2 (z-tests over independent chains),
+SCIR against the exact Dirichlet posterior (MCSE z-tests), SGRLD's upward bias at a sparse component.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.special as sc
+import scipy.stats as st
+
+from scalable_bayes import models, rng, samplers
+from scalable_bayes.evaluation import mcmc
+from scalable_bayes.manifolds import GammaSimplex, cir_constants, cir_transition, dirichlet, normalise_blocks
+from scalable_bayes.models.base import Model
+from scalable_bayes.samplers.base import DivergenceError
+from scalable_bayes.samplers.simplex import scir_step
+
+SPARSE = np.array([800, 100, 100, 0, 0, 0, 0, 0, 0, 0])  # SCIR Sec. 1.3, the running experiment
+DENSE = np.full(10, 100)  # SCIR Sec. 2.2
+
+
+def _draws(f, n, *args):
+    return np.array([f(*args) for _ in range(n)])
+
+
+@pytest.mark.parametrize("a", [1e-3, 0.02, 0.3, 1.0, 7.5, 400.0])
+def test_gamma_and_log_gamma_draws_follow_the_gamma_law(a):
+    key = rng.make_key(11)
+    lg = _draws(rng.log_gamma, 8000, key, a)
+    # CDF of log G: P(G <= e^y), written for tiny e^y as e^(a y) / Gamma(a + 1) (no underflow)
+    cdf = lambda y: np.where(y < -30, np.exp(a * y - sc.gammaln(a + 1)), sc.gammainc(a, np.exp(np.minimum(y, 700))))
+    assert st.kstest(lg, cdf).pvalue > 1e-3
+    if a >= 0.3:
+        g = _draws(rng.gamma, 8000, key, a)
+        assert st.kstest(g, st.gamma(a).cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.4, 6.0, 9.99, 10.0, 37.0, 2500.0, 3.0e7])
+def test_poisson_draws_follow_the_poisson_law(lam):
+    key = rng.make_key(5)
+    x = _draws(rng.poisson, 20000, key, lam)
+    assert x.min() >= 0
+    if lam == 0:
+        assert np.all(x == 0)
+        return
+    # mean and variance z-tests, and a chi-square goodness of fit on the central cells
+    assert abs(x.mean() - lam) < 4.5 * math.sqrt(lam / len(x))
+    assert abs(x.var() / lam - 1) < 4.5 * math.sqrt(2 / len(x)) + 4.5 / math.sqrt(len(x) * lam)
+    lo, hi = st.poisson(lam).ppf([0.01, 0.99]).astype(int)
+    edges = np.unique(np.linspace(lo, hi + 1, 25).astype(int))
+    obs = np.histogram(x, np.concatenate([[-1], edges, [np.inf]]))[0]
+    cdf = st.poisson(lam).cdf(np.concatenate([[-1], edges - 1, [np.inf]]))
+    exp = np.diff(cdf) * len(x)
+    keep = exp > 5
+    stat = ((obs[keep] - exp[keep]) ** 2 / exp[keep]).sum()
+    assert st.chi2(keep.sum() - 1).sf(stat) > 1e-4
+
+
+def test_invalid_variate_parameters_give_nan_or_minus_one_never_a_number():
+    key = rng.make_key(0)
+    assert np.isnan(rng.gamma(key, 0.0)) and np.isnan(rng.gamma(key, -1.0)) and np.isnan(rng.gamma(key, np.nan))
+    assert rng.poisson(key, -0.5) == -1 and rng.poisson(key, np.inf) == -1 and rng.poisson(key, np.nan) == -1
+    c, r = cir_constants(0.1)
+    assert np.isnan(cir_transition(key, -1.0, 1.0, c, r)) and np.isnan(cir_transition(key, 1.0, 0.0, c, r))
+    with pytest.raises(ValueError, match="positive"):
+        cir_constants(0.0)
+
+
+@pytest.mark.parametrize("a,theta,h", [(1e-3, 0.5, 0.01), (0.1, 2.0, 1.0), (5.0, 1.0, 0.001), (50.0, 100.0, 0.5),
+                                        (0.5, 3.0, 5.0), (2.0, 0.0, 0.3)])
+def test_cir_transition_matches_the_noncentral_chi_square(a, theta, h):
+    """SCIR eq. 2.2: theta' = (1 - e^-h)/2 W, W ~ chi'^2(2a, 2 theta e^-h / (1 - e^-h))."""
+    key = rng.make_key(7)
+    c, r = cir_constants(h)
+    x = _draws(cir_transition, 10000, key, theta, a, c, r)
+    assert np.all(x >= 0)
+    ref = st.ncx2(2 * a, 2 * theta * math.exp(-h) / c, scale=c / 2) if theta > 0 else st.chi2(2 * a, scale=c / 2)
+    assert st.kstest(x, ref.cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("h", [0.05, 2.0])
+def test_cir_transition_from_zero_with_tiny_shape_on_the_log_scale(h):
+    """theta = 0, a = 1e-3: the law is c * Gamma(1e-3) (half its mass below 1e-308), checked on log values."""
+    key = rng.make_key(8)
+    a = 1e-3
+    c, r = cir_constants(h)
+    x = _draws(cir_transition, 10000, key, 0.0, a, c, r)
+    # below the smallest normal double the values are denormal or 0: the test counts them, then checks the
+    # law of the rest (P(c G <= y), conditioned on y >= tiny) on log values
+    tiny = np.finfo(float).tiny
+    pos = x[x >= tiny]
+    lcdf = lambda ly: np.where(ly - math.log(c) < -30, np.exp(a * (ly - math.log(c)) - sc.gammaln(a + 1)),
+                               sc.gammainc(a, np.exp(np.minimum(ly - math.log(c), 700))))
+    p0 = lcdf(math.log(tiny))
+    assert abs((x < tiny).mean() - p0) < 4 * math.sqrt(p0 * (1 - p0) / len(x))
+    assert st.kstest(np.log(pos), lambda ly: (lcdf(ly) - p0) / (1 - p0)).pvalue > 1e-3
+
+
+def test_scir_estimator_mean_and_variance_follow_corollary_3_2():
+    """Corollary 3.2: E[theta^_M] = theta0 e^-Mh + a (1 - e^-Mh);
+    Var[theta^_M] = 2 theta0 (e^-Mh - e^-2Mh) + a (1 - e^-Mh)^2 + (1 - e^-2Mh)(1 - e^-h)/(1 + e^-h) Var[a^].
+
+    20,000 independent chains in one state vector, each step with its own a^ = a + e, e = +-delta.
+    """
+    n_chains, M, h, theta0, a, delta = 20000, 6, 0.4, 3.0, 2.0, 1.5
+    x = np.full(n_chains, theta0)
+    hyper = np.concatenate([[2.0], np.full(n_chains, a)])  # block size 2: scir_step ignores blocks
+    key = rng.make_key(3)
+    gen = np.random.default_rng(3)
+    p, xi = np.zeros(0), np.zeros(1)
+    for _ in range(M):
+        g = np.where(gen.random(n_chains) < 0.5, -delta, delta)
+        scir_step(x, p, xi, g, key, h, hyper)
+    e1, e2 = math.exp(-M * h), math.exp(-2 * M * h)
+    mean = theta0 * e1 + a * (1 - e1)
+    var = 2 * theta0 * (e1 - e2) + a * (1 - e1) ** 2 + (1 - e2) * (1 - math.exp(-h)) / (1 + math.exp(-h)) * delta**2
+    assert abs(x.mean() - mean) < 4 * math.sqrt(var / n_chains)
+    m4 = np.mean((x - x.mean()) ** 4)
+    assert abs(x.var() - var) < 4 * math.sqrt((m4 - var**2) / n_chains)
+    # the variance without the minibatch term is measurably smaller: the test sees the noise term
+    assert abs(x.var() - (var - (1 - e2) * (1 - math.exp(-h)) / (1 + math.exp(-h)) * delta**2)) > \
+        6 * math.sqrt((m4 - var**2) / n_chains)
+
+
+def _omega(res):
+    return res.samples / res.samples.sum(axis=1, keepdims=True)
+
+
+def test_scir_full_batch_is_exact_on_the_sparse_dirichlet_posterior():
+    """With the full data a^ = alpha + n exactly, so SCIR is the exact CIR: omega ~ Dir(alpha + n)."""
+    m = models.dirichlet_categorical(SPARSE, 0.1)
+    res = samplers.run_chain(samplers.scir(), m, np.ones(10), seed=1, n_steps=20000, burnin=200, step_size=0.5)
+    om = _omega(res)
+    post = SPARSE + 0.1
+    mean = post / post.sum()
+    for j in (0, 1, 4):
+        assert abs(mcmc.mcse_z(om[:, j], mean[j])) < 4
+    # the sparse component's distribution (on the log scale) matches the exact Beta marginal
+    ref = models.dirichlet_marginal(SPARSE, 0.1)[4]
+    assert st.kstest(om[::10, 4], ref.cdf).pvalue > 1e-3
+
+
+def test_scir_minibatch_gamma_means_are_unbiased():
+    """SCIR with minibatches of 10 is asymptotically unbiased (Cor. 3.2): the mean of theta_j is alpha_j + n_j."""
+    m = models.dirichlet_categorical(SPARSE, 0.1)
+    res = samplers.run_chain(samplers.scir(), m, np.ones(10), seed=2, n_steps=40000, burnin=500, step_size=0.1,
+                             batch_size=10)
+    for j in (0, 1, 5):
+        assert abs(mcmc.mcse_z(res.samples[:, j], SPARSE[j] + 0.1)) < 4
+
+
+def test_sgrld_is_biased_upwards_at_a_sparse_component_and_scir_is_not():
+    """SCIR Sec. 1.3 / Prop. 1.1: SGRLD's discretisation bias dominates near the boundary."""
+    m = models.dirichlet_categorical(SPARSE, 0.1)
+    exact_mean = 0.1 / (SPARSE.sum() + 1.0)
+    kw = dict(n_steps=20000, burnin=1000, batch_size=10)
+    sg = _omega(samplers.run_chain(samplers.sgrld(), m, np.ones(10), seed=4, step_size=0.01, **kw))[:, 4]
+    sc_ = _omega(samplers.run_chain(samplers.scir(), m, np.ones(10), seed=4, step_size=0.01, **kw))[:, 4]
+    assert mcmc.mcse_z(sg, exact_mean) > 6  # far above the exact mean
+    assert np.median(sg) > 100 * np.median(sc_)
+    ex = np.empty((2000, 10))
+    key = rng.make_key(4)
+    for i in range(2000):
+        dirichlet(key, SPARSE + 0.1, ex[i])
+    assert abs(np.log10(np.median(sc_)) - np.log10(np.median(ex[:, 4]))) < 1
+
+
+def test_sgrld_on_a_dense_target_is_close_to_exact():
+    m = models.dirichlet_categorical(DENSE, 0.1)
+    res = samplers.run_chain(samplers.sgrld(), m, np.ones(10), seed=5, n_steps=30000, burnin=2000, step_size=0.01)
+    om = _omega(res)
+    assert abs(mcmc.mcse_z(om[:, 3], 0.1)) < 4
+
+
+def test_exact_dirichlet_draws_match_the_beta_marginals():
+    key = rng.make_key(9)
+    a = np.array([0.01, 0.5, 3.0, 40.0])
+    out = np.empty((6000, 4))
+    for i in range(6000):
+        dirichlet(key, a, out[i])
+    assert np.allclose(out.sum(axis=1), 1.0)
+    for j in (1, 2, 3):
+        assert st.kstest(out[:, j], st.beta(a[j], a.sum() - a[j]).cdf).pvalue > 1e-3
+    assert (out[:, 0] > 0).mean() > 0.9  # tiny shapes keep positive values (no underflow to exact zeros)
+
+
+def test_python_steps_equal_the_compiled_chain_and_a_seed_repeats():
+    m = models.dirichlet_categorical(SPARSE, 0.1)
+    for alg, h in ((samplers.scir(), 0.3), (samplers.sgrld(), 0.005)):
+        res = samplers.run_chain(alg, m, np.ones(10), seed=6, n_steps=50, step_size=h, batch_size=10)
+        again = samplers.run_chain(alg, m, np.ones(10), seed=6, n_steps=50, step_size=h, batch_size=10)
+        assert np.array_equal(res.samples, again.samples)
+        # the same chain through build_kernel's Python step, with the driver's two streams
+        from scalable_bayes.samplers.driver import batch_key
+        from scalable_bayes.rng import partial_shuffle
+        key = rng.make_key(6, 0)
+        step = alg.build_kernel(m)
+        state = alg.init(np.ones(10), key, step_size=h)
+        bkey = batch_key(6, 0)
+        perm = np.arange(m.n_data, dtype=np.int32)
+        partial_shuffle(bkey, perm, 10)
+        nxt = perm[:10].astype(np.int64)
+        for t in range(50):
+            cur = nxt.copy()
+            if t + 1 < 50:
+                partial_shuffle(bkey, perm, 10)
+                nxt = perm[:10].astype(np.int64)
+            state, _ = step(key, state, cur, h)
+            assert np.array_equal(state.position, res.samples[t]), (alg.name, t)
+
+
+def test_step_decay_schedule_is_applied_per_step():
+    """h_t = h (1 + t/tau)^-kappa; kappa = 0 is the constant schedule, bit for bit."""
+    m = models.dirichlet_categorical(SPARSE, 0.1)
+    kw = dict(seed=3, n_steps=40, batch_size=10)
+    base = samplers.run_chain(samplers.sgrld(), m, np.ones(10), step_size=0.01, **kw)
+    flat = samplers.run_chain(samplers.sgrld(), m, np.ones(10), step_size=0.01, step_decay=(10.0, 0.0), **kw)
+    assert np.array_equal(base.samples, flat.samples)
+    dec = samplers.run_chain(samplers.sgrld(), m, np.ones(10), step_size=0.01, step_decay=(10.0, 0.55), **kw)
+    assert not np.array_equal(base.samples[5:], dec.samples[5:])
+    assert np.array_equal(base.samples[0], dec.samples[0])  # step 0 uses h (1 + 0)^-kappa = h
+    # twin: the Python step with the scheduled step sizes
+    step = samplers.sgrld().build_kernel(m)
+    key = rng.make_key(3, 0)
+    state = samplers.sgrld().init(np.ones(10), key)
+    from scalable_bayes.samplers.driver import batch_key
+    from scalable_bayes.rng import partial_shuffle
+    bkey = batch_key(3, 0)
+    perm = np.arange(m.n_data, dtype=np.int32)
+    partial_shuffle(bkey, perm, 10)
+    nxt = perm[:10].astype(np.int64)
+    for t in range(40):
+        cur = nxt.copy()
+        if t + 1 < 40:
+            partial_shuffle(bkey, perm, 10)
+            nxt = perm[:10].astype(np.int64)
+        state, _ = step(key, state, cur, 0.01 * (1 + t / 10.0) ** -0.55)
+    assert np.array_equal(state.position, dec.samples[-1])
+    with pytest.raises(ValueError, match="tau > 0"):
+        samplers.run_chain(samplers.sgrld(), m, np.ones(10), step_size=0.01, step_decay=(0.0, 0.5), **kw)
+
+
+def test_bad_input_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="non-negative integers"):
+        models.dirichlet_categorical([3, -1, 2], 0.1)
+    with pytest.raises(ValueError, match="positive"):
+        models.dirichlet_categorical([3, 1, 2], 0.0)
+    m = models.dirichlet_categorical(SPARSE, 0.1)
+    with pytest.raises(ValueError, match="step_size"):
+        samplers.run_chain(samplers.scir(), m, np.ones(10), seed=0, n_steps=5, step_size=0.0)
+    with pytest.raises(ValueError, match="minibatch size"):
+        samplers.run_chain(samplers.scir(), m, np.ones(10), seed=0, n_steps=5, step_size=0.1, batch_size=1001)
+    with pytest.raises(ValueError, match=">= 0"):
+        samplers.run_chain(samplers.scir(), m, -np.ones(10), seed=0, n_steps=5, step_size=0.1)
+    with pytest.raises(ValueError, match="gamma-simplex"):  # a simplex sampler on a Euclidean model
+        samplers.run_chain(samplers.scir(), models.gaussian_known_variance(np.zeros(5)), [0.0], seed=0, n_steps=5,
+                           step_size=0.1)
+    with pytest.raises(ValueError, match="scir or sgrld"):  # a Euclidean sampler on a simplex model
+        samplers.run_chain(samplers.sgld(), m, np.ones(10), seed=0, n_steps=5, step_size=0.1)
+    with pytest.raises(ValueError, match="prior"):
+        GammaSimplex(2, 3, [1.0, 2.0])
+
+
+def test_a_step_that_would_go_negative_stops_with_the_step_number():
+    """A shape a^ <= 0 (here from a statistic below -alpha) makes no silent clip: DivergenceError at that step."""
+    man = GammaSimplex(1, 3, 0.5)
+    calls = []
+
+    def grad(x, idx, key):
+        calls.append(1)
+        return np.array([1.0, 2.0, -5.0 if len(calls) > 3 else 1.0])
+
+    m = Model("bad", 3, n_data=10, grad_py=grad, manifold=man)
+    with pytest.raises(DivergenceError, match="step 3"):
+        samplers.run_chain(samplers.scir(), m, np.ones(3), seed=0, n_steps=10, step_size=0.1, batch_size=2)
+
+
+def test_normalise_blocks_maps_each_block_to_the_simplex():
+    th = np.array([1.0, 3.0, 0.0, 2.0, 2.0, 4.0])
+    out = np.empty(6)
+    normalise_blocks(th, 3, out)
+    assert np.allclose(out, [0.25, 0.75, 0.0, 0.25, 0.25, 0.5])
+    assert np.allclose(GammaSimplex(2, 3, 1.0).to_simplex(th).sum(axis=1), 1.0)
