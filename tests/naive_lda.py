@@ -172,3 +172,52 @@ def heldout_loglik(phi, X, alpha, n_sweeps, seed):
             tot += np.log(theta @ phi[:, w])
             nh += 1
     return tot / nh
+
+
+def simplex_lda_topic_counts(theta, X, K, docs, alpha, sweeps, burn, seed):
+    """Twin of ``scalable_bayes.models.lda_simplex.batch_topic_counts`` (separate from the engines'
+    twins above): the (K, V) integer sums over the documents ``docs`` and the kept sweeps of the
+    within-document Gibbs indicator counts, p(z = k) ∝ (alpha + n_dk^-) pi_kw with pi = theta's rows
+    normalised (sequential sums, as the kernel); document d draws from stream(seed, d, 0); initial
+    topics uniform; a word no topic can emit (all products 0) draws its topic uniformly."""
+    X = sp.csr_matrix(X)
+    V = X.shape[1]
+    th = np.asarray(theta, dtype=np.float64).reshape(K, V)
+    pi = np.empty((K, V))
+    for k in range(K):
+        tot = 0.0
+        for w in range(V):
+            tot += float(th[k, w])
+        inv = 1.0 / tot
+        for w in range(V):
+            pi[k, w] = th[k, w] * inv
+    docs_tok = expand(X)
+    out = np.zeros((K, V), np.int64)
+    for d in docs:
+        toks = docs_tok[int(d)]
+        st = stream(seed, int(d), 0)
+        z = []
+        ndk = [0] * K
+        for _ in toks:
+            st, u = next_uniform(st)
+            k = min(int(u * K), K - 1)
+            z.append(k)
+            ndk[k] += 1
+        for s in range(sweeps):
+            for t, w in enumerate(toks):
+                ndk[z[t]] -= 1
+                cum = []
+                P = 0.0
+                for k in range(K):
+                    P += (alpha + ndk[k]) * pi[k, w]
+                    cum.append(P)
+                st, u = next_uniform(st)
+                if P > 0.0:
+                    k = inverse_cdf(np.array(cum), u * P)
+                else:
+                    k = min(int(u * K), K - 1)
+                z[t] = k
+                ndk[k] += 1
+                if s >= burn:
+                    out[k, w] += 1
+    return out

@@ -1,0 +1,261 @@
+"""Semi-collapsed LDA on the gamma-parametrised simplex, the target of SCIR and SGRLD (SCIR Sec. 4.1).
+
+Topics phi_k ~ Dir(beta) over the V words, document proportions Dir(alpha) integrated out (Patterson &
+Teh 2013, the semi-collapsed scheme). Each topic is a block of
+:class:`~scalable_bayes.manifolds.GammaSimplex` ``(K, V, beta)``: theta_kw >= 0, pi_k = theta_k / sum_w
+theta_kw. For the simplex samplers the model returns, in the gradient slot, the minibatch estimate of the
+topic-word counts (TARGETS [A18], [A20])
+
+    n^_kw = (D / |S|) sum_{d in S} E[n_dkw],
+
+the expectation from ``sweeps`` within-document Gibbs sweeps p(z = k) ∝ (alpha + n_dk^-) pi_{k, w} with
+pi fixed, the first ``burn`` discarded and the indicator counts of the rest averaged; the samplers add
+beta (SCIR: a^_kw = beta + n^_kw; SGRLD: its drift beta + n^_kw - theta_kw - pi_kw n^_k.).
+
+Kernel (Numba, ``parallel=True``): the documents of a minibatch run in parallel, document d drawing
+from the counter-based stream ``stream(seed_t, d, 0)`` (:mod:`scalable_bayes.rng`), ``seed_t`` taken
+once per call from the chain's key by ``next_u64``. Each document adds its kept indicator counts into
+its own integer slice of a per-call buffer (one slot per (CSR entry of the document, topic)); the
+slices are then summed per topic in a fixed order. All sums are of integers, so n^ is bit-identical
+for any thread count and any schedule. The documents are split into one bin per thread of near-equal
+token counts (longest first to the lightest bin, :func:`balanced_bins`; documents of a Wikipedia
+minibatch range from a few to thousands of tokens); scratch is per bin or per call, nothing is
+allocated inside the Gibbs loops. The Gibbs draw is the
+inverse CDF of the running sums by binary search (the convention of
+:func:`scalable_bayes.evaluation.heldout.gibbs_theta`); the initial topics are uniform.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from numba import njit, prange
+
+from ..manifolds import GammaSimplex
+from ..rng import draw_index, draw_uniform, next_u64, rng_from_seed, stream
+from .base import Model
+
+__all__ = ["SimplexLDA", "topics_transposed", "batch_topic_counts", "balanced_bins"]
+
+
+@njit(parallel=True, cache=True)
+def topics_transposed(theta, K, V, pi_t):
+    """pi_t[w, k] = theta[k V + w] / sum_w' theta[k V + w'] (rows of theta normalised, transposed).
+    Returns False if some topic's sum is not positive and finite (pi_t then holds garbage)."""
+    ok = np.ones(K, np.bool_)
+    for k in prange(K):
+        tot = 0.0
+        for w in range(V):
+            tot += theta[k * V + w]
+        if not (tot > 0.0 and tot < np.inf):
+            ok[k] = False
+            continue
+        inv = 1.0 / tot
+        for w in range(V):
+            pi_t[w, k] = theta[k * V + w] * inv
+    for k in range(K):
+        if not ok[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _doc_gibbs(pi_t, tok_word, tok_entry, t0, L, base, alpha, sweeps, burn, rng, z, ndk, p, cnt):
+    """Within-document Gibbs for one document (tokens t0 .. t0 + L - 1) drawing from the stream state
+    ``rng``; adds 1 to ``cnt[(base + tok_entry[t]) K + z_t]`` for each token after each kept sweep.
+    Scratch ``z`` (L), ``ndk`` (K), ``p`` (K)."""
+    K = pi_t.shape[1]
+    for k in range(K):
+        ndk[k] = 0
+    for t in range(L):
+        rng, k = draw_index(rng, K)
+        z[t] = k
+        ndk[k] += 1
+    for s in range(sweeps):
+        keep = s >= burn
+        for t in range(L):
+            w = tok_word[t0 + t]
+            ndk[z[t]] -= 1
+            P = 0.0
+            for k in range(K):
+                P += (alpha + ndk[k]) * pi_t[w, k]
+                p[k] = P
+            if P > 0.0:
+                rng, u = draw_uniform(rng)
+                u *= P
+                lo = 0
+                hi = K - 1
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if p[mid] <= u:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+            else:  # every topic gives the word probability 0 (underflow): uniform
+                rng, lo = draw_index(rng, K)
+            z[t] = lo
+            ndk[lo] += 1
+            if keep:
+                cnt[(base + tok_entry[t0 + t]) * K + lo] += 1
+
+
+@njit(parallel=True, cache=True)
+def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs, order, bin_ptr, alpha, sweeps,
+                       burn, seed, scale, out):
+    """out[k V + w] = scale * sum_{d in docs} sum_{kept sweeps s} #{tokens of word w in d with z = k after s}.
+
+    ``pi_t`` (V, K) the topics transposed; documents in CSR (``indptr``, ``indices``) and as tokens
+    (``tok_ptr``, ``tok_word``, ``tok_entry``: token t of the corpus is word ``tok_word[t]``, CSR entry
+    ``tok_entry[t]``); ``docs`` the minibatch. Work split: bin b (one per thread) processes the batch
+    positions ``order[bin_ptr[b]:bin_ptr[b + 1]]``; any split gives the same result. Document d draws
+    from ``stream(seed, d, 0)``. With ``scale = 1`` ``out`` holds the integer sums exactly.
+    """
+    V, K = pi_t.shape
+    nb = docs.shape[0]
+    eoff = np.zeros(nb + 1, np.int64)
+    toff = np.zeros(nb + 1, np.int64)
+    for i in range(nb):
+        d = docs[i]
+        eoff[i + 1] = eoff[i] + indptr[d + 1] - indptr[d]
+        toff[i + 1] = toff[i] + tok_ptr[d + 1] - tok_ptr[d]
+    cnt = np.zeros(eoff[nb] * K, np.int32)  # cnt[(eoff[i] + local entry) K + k]
+    zbuf = np.empty(toff[nb], np.int32)
+    nbins = bin_ptr.shape[0] - 1
+    nbuf = np.empty(nbins * K, np.int32)
+    pbuf = np.empty(nbins * K, np.float64)
+    for b in prange(nbins):
+        ndk = nbuf[b * K:(b + 1) * K]
+        p = pbuf[b * K:(b + 1) * K]
+        for j in range(bin_ptr[b], bin_ptr[b + 1]):
+            i = order[j]
+            d = docs[i]
+            _doc_gibbs(pi_t, tok_word, tok_entry, tok_ptr[d], tok_ptr[d + 1] - tok_ptr[d], eoff[i] - indptr[d], alpha,
+                       sweeps, burn, stream(seed, d, 0), zbuf[toff[i]:toff[i + 1]], ndk, p, cnt)
+    for k in prange(K):
+        row = k * V
+        for w in range(V):
+            out[row + w] = 0.0
+        for i in range(nb):
+            a = indptr[docs[i]]
+            for e in range(eoff[i], eoff[i + 1]):
+                c = cnt[e * K + k]
+                if c != 0:
+                    out[row + indices[a + e - eoff[i]]] += c
+        if scale != 1.0:
+            for w in range(V):
+                out[row + w] *= scale
+
+
+def balanced_bins(lengths, n_bins: int):
+    """(order, bin_ptr): positions 0..len(lengths)-1 split into ``n_bins`` bins of near-equal total length
+    (longest first, each to the lightest bin); bin b is ``order[bin_ptr[b]:bin_ptr[b + 1]]``."""
+    n_bins = max(1, min(int(n_bins), len(lengths)))
+    load = [0] * n_bins
+    bins = [[] for _ in range(n_bins)]
+    for i in np.argsort(-np.asarray(lengths), kind="stable").tolist():
+        b = load.index(min(load))
+        bins[b].append(i)
+        load[b] += int(lengths[i]) + 1
+    order = np.array([i for bb in bins for i in bb], dtype=np.int64)
+    bin_ptr = np.zeros(n_bins + 1, np.int64)
+    np.cumsum([len(bb) for bb in bins], out=bin_ptr[1:])
+    return order, bin_ptr
+
+
+class SimplexLDA:
+    """LDA with topics on the gamma-parametrised simplex for SCIR / SGRLD; minibatches are documents.
+
+    Parameters
+    ----------
+    counts : (D, V) document-term counts (CSR or dense; non-negative integers), the training documents.
+    n_topics : K >= 2.
+    alpha : Dirichlet prior of the document proportions (> 0), used in the within-document Gibbs.
+    beta : Dirichlet prior of the topics (> 0): the manifold's prior, added by the samplers.
+    sweeps, burn : within-document Gibbs sweeps per document and call, the first ``burn`` discarded
+        (TARGETS [A20] defaults G = 20, B = 10).
+
+    Attributes ``K``, ``V``, ``D``, ``dim = K V``; theta is flat, topic k = theta[k V:(k + 1) V].
+    """
+
+    def __init__(self, counts, n_topics: int, alpha: float = 0.1, beta: float = 0.01, sweeps: int = 20,
+                 burn: int = 10):
+        X = counts if sp.issparse(counts) else sp.csr_matrix(np.asarray(counts))
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sum_duplicates()
+        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 2:
+            raise ValueError(f"SimplexLDA: counts must be a (documents x words) matrix with at least 1 document and "
+                             f"2 words, got shape {X.shape}")
+        if X.nnz and not np.isfinite(X.data).all():
+            raise ValueError("SimplexLDA: counts hold NaN or inf; pass raw token counts (non-negative integers)")
+        if X.nnz and (X.data.min() < 0 or np.any(np.floor(X.data) != X.data)):
+            raise ValueError("SimplexLDA: counts must be non-negative integers (raw token counts, not tf-idf); "
+                             "found a negative or fractional count")
+        X.eliminate_zeros()
+        if X.nnz == 0:
+            raise ValueError("SimplexLDA: counts are all zero; give documents with at least one token")
+        if int(n_topics) != n_topics or n_topics < 2:
+            raise ValueError(f"SimplexLDA: n_topics must be an integer >= 2, got {n_topics!r}")
+        for name, v in (("alpha", alpha), ("beta", beta)):
+            if not (np.isfinite(v) and v > 0):
+                raise ValueError(f"SimplexLDA: {name} must be positive and finite (a Dirichlet prior), got {v!r}")
+        if int(sweeps) != sweeps or sweeps < 1:
+            raise ValueError(f"SimplexLDA: sweeps must be a positive integer, got {sweeps!r}")
+        if int(burn) != burn or not 0 <= burn < sweeps:
+            raise ValueError(f"SimplexLDA: need 0 <= burn < sweeps (at least one kept sweep); got burn={burn!r}, "
+                             f"sweeps={sweeps!r}: lower burn or raise sweeps")
+        self.D, self.V = X.shape
+        self.K = int(n_topics)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.sweeps, self.burn = int(sweeps), int(burn)
+        self.dim = self.K * self.V
+        self.indptr = X.indptr.astype(np.int64)
+        self.indices = X.indices.astype(np.int64)
+        reps = X.data.astype(np.int64)
+        self.tok_ptr = np.zeros(self.D + 1, np.int64)
+        np.cumsum(np.asarray(X.sum(axis=1)).ravel().astype(np.int64), out=self.tok_ptr[1:])
+        self.tok_word = np.repeat(self.indices, reps).astype(np.int32)
+        self.tok_entry = np.repeat(np.arange(X.nnz, dtype=np.int64), reps).astype(np.int32)
+        self.doc_len = np.diff(self.tok_ptr)
+        if X.nnz >= 2**31 or self.tok_ptr[-1] >= 2**31:
+            raise ValueError("SimplexLDA: more than 2^31 tokens or entries; split the corpus")
+        self._pi_t = np.empty((self.V, self.K))
+        self.manifold = GammaSimplex(self.K, self.V, self.beta)
+
+    # -- the statistic -------------------------------------------------------------------------
+
+    def topic_counts(self, theta, docs, seed: int, scale: float = 1.0) -> np.ndarray:
+        """``scale`` times the sum over the kept sweeps and the documents ``docs`` of the Gibbs indicator
+        counts, flat (K V,) (with ``scale = 1 / (sweeps - burn)`` the sum of E[n_dkw]); document d draws
+        from ``stream(seed, d, 0)``. NaN everywhere if a topic of ``theta`` has no positive finite mass."""
+        theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(-1)
+        if theta.shape[0] != self.dim:
+            raise ValueError(f"SimplexLDA: theta has {theta.shape[0]} entries, expected K*V = {self.dim}")
+        docs = np.ascontiguousarray(docs, dtype=np.int64)
+        out = np.empty(self.dim)
+        if not topics_transposed(theta, self.K, self.V, self._pi_t):
+            out[:] = np.nan
+            return out
+        order, bin_ptr = balanced_bins(self.doc_len[docs], numba.get_num_threads())
+        batch_topic_counts(self._pi_t, self.indptr, self.indices, self.tok_ptr, self.tok_word, self.tok_entry, docs,
+                           order, bin_ptr, self.alpha, self.sweeps, self.burn, np.uint64(seed), float(scale), out)
+        return out
+
+    def grad(self, theta, batch_idx, key) -> np.ndarray:
+        """n^ = (D / |S|) sum_{d in S} E[n_dkw] (flat, K V), one draw of ``next_u64(key)`` seeding the call."""
+        seed = next_u64(key)
+        nb = len(batch_idx)
+        return self.topic_counts(theta, batch_idx, seed, self.D / (nb * (self.sweeps - self.burn)))
+
+    def model(self) -> Model:
+        return Model("lda-simplex", self.dim, n_data=self.D, grad_py=self.grad, manifold=self.manifold)
+
+    # -- positions and topics ----------------------------------------------------------------------
+
+    def init_position(self, seed: int) -> np.ndarray:
+        """theta0 with independent Gamma(1, 1) entries (topics uniform on the simplex, Dir(1)); > 0 a.s."""
+        return rng_from_seed(seed).gamma(1.0, 1.0, self.dim)
+
+    def topics(self, theta) -> np.ndarray:
+        """(K, V) topic-word probabilities pi: each topic of ``theta`` normalised to sum 1."""
+        return self.manifold.to_simplex(theta)
