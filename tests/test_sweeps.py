@@ -38,6 +38,7 @@ SWEEPS = {
     "esca.fig6.seeds": 7,
     "esca.topics.corpora": "reuters",
     "vmf.fig3.seeds": 7,
+    "scir.seeds": 7,
 }
 # config key -> why the whole list is one job's own setting (adding a value re-runs that job, by design)
 ONE_JOB = {
@@ -59,6 +60,8 @@ ONE_JOB = {
     "vmf.fig3.datasets": "each data set is its own job already (choice list)",
     "vmf.fig3.k_grid": "one job per (data set, seed) fits every K from one subsample of the corpus",
     "vmf.tab1.datasets": "one table of all data sets",
+    "scir.simplex.proportions": "one simplex job per (target, seed) runs the whole minibatch grid of Fig. 2 (seconds)",
+    "scir.simplex.tune.step_sizes": "one tuning job per target scores the whole step-size grid",
 }
 PAPERS = ("sgnht", "esca", "vmf", "sggmc", "scir")
 
