@@ -53,9 +53,11 @@ rule esca_lda_runs:
 
 
 rule esca_throughput_mpi_runs:
-    """Distributed ESCA rows of the throughput table (python -m scalable_bayes_papers.esca.mpi_run)
-    under mpiexec; on a cluster the slurm profile maps resources.tasks to MPI tasks (set resources.mpi
-    to "srun")."""
+    """Distributed ESCA rows of the throughput table (python -m scalable_bayes_papers.esca.mpi_run):
+    R ranks of one thread each. Locally `mpiexec -n R` on R of --cores; under Slurm the job asks for
+    R tasks of one CPU each (sbatch --ntasks=R --cpus-per-task=1, on any nodes) and the slurm profile
+    sets resources.mpi to the launcher inside the allocation (`srun --mpi=pmi2`). mpi_run checks that
+    it got an MPI job of R ranks (--ranks) and fails otherwise."""
     input:
         train=esca_train_files,
     output:
@@ -75,12 +77,13 @@ rule esca_throughput_mpi_runs:
         mem_mb=4000,
         runtime=60,
         tasks=esca_throughput_mpi_ranks,
+        cpus_per_task=1,
         mpi=ESCA_MPIEXEC,
     conda:
         CONDA_ENV
     shell:
         "{resources.mpi} -n {resources.tasks} {params.python} -m scalable_bayes_papers.esca.mpi_run "
-        "--corpus {params.corpus_dir} --out {output} {params.args} --log {log} 2>> {log}"
+        "--ranks {resources.tasks} --corpus {params.corpus_dir} --out {output} {params.args} --log {log} 2>> {log}"
 
 
 rule esca_fig3_runs:

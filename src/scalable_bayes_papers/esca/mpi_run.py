@@ -2,7 +2,14 @@
 :class:`scalable_bayes.inference.lda.distributed.DistributedESCA` on a processed corpus under MPI;
 rank 0 writes the trace (parquet).
 
-    mpiexec -n 2 python -m scalable_bayes_papers.esca.mpi_run --help
+    mpiexec -n 2 python -m scalable_bayes_papers.esca.mpi_run --ranks 2 --help
+    srun --mpi=pmi2 -n 2 python -m scalable_bayes_papers.esca.mpi_run --ranks 2 ...   # inside a Slurm job
+
+``--ranks R`` is the number of ranks the run was asked for: every process checks that it belongs to one
+MPI job of exactly R ranks before it reads anything, and stops with an error otherwise. A launcher that
+does not speak the MPI library's process-management interface (e.g. ``srun`` without ``--mpi=pmi2``
+for the MPICH that the lock installs) starts R independent one-rank runs; without this check they
+would each write a "distributed" result that was not distributed.
 
 Every rank reads the corpus file and takes the same training subsample and held-out documents as the
 single-process runs (:mod:`scalable_bayes_papers.esca.data`); only the sampler state and the work
@@ -17,9 +24,36 @@ import logging
 logger = logging.getLogger(__name__)
 
 
+class RankMismatchError(RuntimeError):
+    """The MPI job has not the number of ranks the run was asked for."""
+
+
+def check_world_size(size: int, ranks: int) -> None:
+    """Raise :class:`RankMismatchError` unless the MPI world has exactly ``ranks`` processes."""
+    if size != ranks:
+        raise RankMismatchError(
+            f"asked for {ranks} MPI ranks, but this process is in an MPI job of {size}: the launcher did not "
+            f"start one MPI job of {ranks} ranks. Under Slurm launch with the PMI the MPI library speaks "
+            f"(`srun --mpi=pmi2 -n {ranks} ...` for MPICH; `srun --mpi=list` shows what the site offers) or "
+            f"with the MPI library's own `mpiexec -n {ranks}` inside the allocation; locally use the mpiexec "
+            f"beside the Python that has mpi4py.")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv=None):
     """Command line: fit DistributedESCA on a processed corpus, rank 0 writes the trace (parquet)."""
-    p = argparse.ArgumentParser(description="Distributed ESCA (run under mpiexec -n R).")
+    p = argparse.ArgumentParser(description="Distributed ESCA (run under mpiexec -n R or srun --mpi=pmi2 -n R).")
+    p.add_argument("--ranks", required=True, type=_positive_int,
+                   help="MPI ranks the run was launched with; any other world size is an error")
     p.add_argument("--corpus", required=True, help="processed corpus directory (train/test split)")
     p.add_argument("--out", required=True, help="parquet trace written by rank 0")
     p.add_argument("--n-topics", type=int, default=100)
@@ -46,6 +80,11 @@ def main(argv=None):
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
+    try:
+        check_world_size(comm.size, args.ranks)
+    except RankMismatchError as e:
+        logger.error("%s", e)
+        raise SystemExit(f"mpi_run: error: {e}") from None
     c = load_corpus(args.corpus)
     Xtr = training_docs(c, args.max_train_docs)
     Xte, _ = heldout_docs(c, c, args.max_test_docs)
