@@ -327,6 +327,11 @@ def test_cancelled_job_is_retried(runs):
     log_dir = next(d for j, d in logs if j == c["id"])
     again = [j for j, d in logs if d == log_dir and j != c["id"]]
     assert again and int(again[0]) > int(c["id"]), (c, logs)
+    # the failed job's Slurm log is kept and named in the error (show-failed-logs prints the rule's log;
+    # Snakemake 9.27 stops there when that log is empty, so the name is what the user always gets)
+    slurm_log = Path(log_dir) / f"{c['id']}.log"
+    assert f"{slurm_log} (check log file(s) for error details)" in out or str(slurm_log) + "," in out, out[-3000:]
+    assert "CANCELLED" in slurm_log.read_text()
     assert _wait_state(again[0], {"COMPLETED"}) == "COMPLETED"
 
 
