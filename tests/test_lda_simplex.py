@@ -112,3 +112,22 @@ def test_scir_learns_known_topics():
     rand = heldout_loglik(np.random.default_rng(0).dirichlet(np.ones(200), 5), Xte, 0.2, n_sweeps=20, seed=0)
     assert score > true - 0.05, (score, true, rand)
     assert score > rand + 0.5 * (true - rand), (score, true, rand)
+
+
+@pytest.mark.parametrize("a", [0.002, 0.05, 0.5, 0.95])
+def test_cir_small_shape_gamma_follows_the_gamma_law(a):
+    """The GS gamma draw the CIR transition uses below shape 1 (both branches of its proposal), KS test."""
+    import scipy.stats as st
+
+    from scalable_bayes.manifolds.simplex import _gamma_below_one
+
+    key = make_key(21)
+    x = np.array([_gamma_below_one(key, a) for _ in range(6000)])
+    assert (x >= 0).all() and np.isfinite(x).all()
+    if a >= 0.05:  # tiny shapes: most draws underflow to 0.0; compare on the draws above 1e-300
+        assert st.kstest(x, st.gamma(a).cdf).pvalue > 1e-3
+    else:
+        big = x[x > 1e-300]
+        assert abs(big.size / x.size - st.gamma(a).sf(1e-300)) < 0.03
+        assert st.kstest(np.log(big), lambda y: st.gamma(a).cdf(np.exp(y)) / st.gamma(a).sf(1e-300)
+                         - st.gamma(a).cdf(1e-300) / st.gamma(a).sf(1e-300)).pvalue > 1e-3

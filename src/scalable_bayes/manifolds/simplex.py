@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..rng import gamma, log_gamma, poisson
+from ..rng import gamma, log_gamma, uniform
 
 __all__ = ["GammaSimplex", "cir_transition", "cir_constants", "normalise_blocks", "dirichlet"]
 
@@ -44,20 +44,95 @@ def cir_constants(h: float) -> tuple[float, float]:
 
 
 @njit(cache=True)
+def _cir_poisson(key, lam):
+    """One Poisson(lam) draw for the CIR transition, lam >= 0 (-1 for a negative, non-finite or over-large lam).
+
+    The algorithms of :func:`scalable_bayes.rng.poisson` (sequential inversion below mean 10, Hoermann's PTRS
+    above) with two shortcuts that leave the law exact: inversion returns 0 at once when u <= 1 - lam
+    (<= e^-lam, so the inversion would return 0 too; most LDA entries have lam far below 1), and PTRS takes
+    log(lam) and lgamma only when its squeeze fails.
+    """
+    if not (lam >= 0.0) or not (lam <= 1.152921504606847e18):
+        return np.int64(-1)
+    if lam == 0.0:
+        return np.int64(0)
+    if lam < 10.0:
+        u = uniform(key)
+        if u <= 1.0 - lam:
+            return np.int64(0)
+        p = np.exp(-lam)
+        k = 0
+        while u > p:
+            u -= p
+            k += 1
+            p *= lam / k
+            if p <= 0.0:  # round-off tail: restart is exact (rejects a set of measure ~1e-300)
+                u = uniform(key)
+                p = np.exp(-lam)
+                k = 0
+        return np.int64(k)
+    slam = np.sqrt(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    vr = 0.9277 - 3.6224 / (b - 2.0)
+    while True:
+        u = uniform(key) - 0.5
+        v = uniform(key)
+        us = 0.5 - abs(u)
+        k = np.floor((2.0 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            return np.int64(k)
+        if k < 0.0 or (us < 0.013 and v > us):
+            continue
+        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        if np.log(v) + np.log(inv_alpha) - np.log(a / (us * us) + b) <= -lam + k * np.log(lam) - math.lgamma(k + 1.0):
+            return np.int64(k)
+
+
+@njit(cache=True)
+def _gamma_below_one(key, a):
+    """One Gamma(a, 1) draw for 0 < a < 1: Ahrens & Dieter's (1974) GS rejection (proposal a x^(a-1) on
+    [0, 1] and e^(1-x) on (1, inf), acceptance >= 0.72, tending to 1 as a -> 0), with the squeeze
+    e^-x >= 1 - x. Uniforms, one log and one exp per try; x = exp(log(p) / a) is exact down to the
+    smallest positive double (smaller draws round to 0.0, their correct double value), as :func:`gamma`."""
+    b = 1.0 + a * 0.36787944117144233  # 1 + a / e
+    while True:
+        p = b * uniform(key)
+        if p <= 1.0:
+            x = np.exp(np.log(p) / a)
+            u = uniform(key)
+            if u <= 1.0 - x or u <= np.exp(-x):
+                return x
+        else:
+            v = (b - p) / a
+            if not (v > 0.0):
+                continue
+            x = -np.log(v)
+            u = uniform(key)
+            if u <= np.exp((a - 1.0) * np.log(x)):
+                return x
+
+
+@njit(cache=True)
 def cir_transition(key, theta, a, c, r):
     """One exact CIR transition from ``theta`` >= 0 with stationary law Gamma(a, 1), a > 0, over a time h
     given by ``c = 1 - e^-h`` and ``r = 1 / (e^h - 1)`` (:func:`cir_constants`).
 
     theta' = c * Gamma(a + P, 1), P ~ Poisson(theta * r)  (SCIR eq. 2.2 as a Poisson mixture of gammas).
+    Poisson by :func:`_cir_poisson`; the gamma by Marsaglia & Tsang (:func:`scalable_bayes.rng.gamma`) for
+    shapes >= 1 and by :func:`_gamma_below_one` below 1 (the sparse entries: shape a with P = 0).
     Returns NaN when the inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above
     2^60), so that the caller reports the step; never a negative number.
     """
-    if not (theta >= 0.0) or not (a > 0.0):
+    if not (theta >= 0.0) or not (a > 0.0) or not (a < np.inf):
         return np.nan
-    pk = poisson(key, theta * r)
+    pk = _cir_poisson(key, theta * r)
     if pk < 0:
         return np.nan
-    return c * gamma(key, a + pk)
+    s = a + pk
+    if s < 1.0:
+        return c * _gamma_below_one(key, s)
+    return c * gamma(key, s)
 
 
 @njit(cache=True)
