@@ -496,7 +496,9 @@ class DPMultinomialMixture:
     step_size : the fixed time step h of the SG kernels (required > 0 for SG; ignored by "gibbs").
     n_iter : iterations (sweeps for Gibbs).
     max_clusters : hard cap on instantiated clusters; exceeding it raises (never truncates).
-    init_clusters : the initial allocations are uniform over this many labels.
+    init_clusters : the initial allocations are uniform over this many labels. The slice sampler creates
+        clusters slowly (a new stick's weight is about alpha / L), so start above the expected number of
+        clusters rather than at 1: from one cluster it stays at one (and alpha collapses).
     seed : int or None (then drawn and recorded as ``seed_``).
     n_threads : Numba threads for the z step and the score (None: current setting); results do not
         depend on it.
@@ -504,7 +506,9 @@ class DPMultinomialMixture:
     Fitted attributes: ``weights_`` (K*,) stick weights pi_k of the instantiated clusters (they sum to
     1 - the uninstantiated mass), ``components_`` (K*, d) theta_k, ``cluster_sizes_`` (K*,) users per
     cluster, ``labels_`` allocations of the (non-empty) training rows, ``n_clusters_`` occupied clusters,
-    ``alpha_``, ``seed_``, ``trace_`` (DataFrame: iteration, time [s, sampler only, evaluation excluded],
+    ``alpha_``, ``seed_``, ``n_empty_rows_`` (dropped empty rows of X), ``trace_`` (DataFrame: iteration,
+    time [cumulative seconds of sampling since fit started, initialisation (and a first call's compilation)
+    included in row 0, evaluation excluded],
     log_predictive [mean per test user, higher is better; NaN without X_test], n_clusters (occupied),
     n_instantiated, alpha).
     """
