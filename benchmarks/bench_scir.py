@@ -46,7 +46,7 @@ from scalable_bayes.samplers.simplex import scir_step, sgrld_step
 WIKI = os.environ.get("SCIR_BENCH_CORPUS", "/work/main/data/processed/wikipedia")
 
 
-@njit(cache=True)
+@njit  # not cached: Numba's cache would not notice an edit of cir_transition (another module)
 def cir_loop(key, theta, a, c, r, out):
     for j in range(theta.shape[0]):
         out[j] = cir_transition(key, theta[j], a, c, r)

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..rng import gamma, log_gamma, uniform
+from ..rng import log_gamma, next_u64, uniform
 
 __all__ = ["GammaSimplex", "cir_transition", "cir_constants", "normalise_blocks", "dirichlet"]
 
@@ -41,6 +41,74 @@ def cir_constants(h: float) -> tuple[float, float]:
     if not (math.isfinite(h) and h > 0):
         raise ValueError(f"CIR step: the time step h must be positive and finite, got {h!r}")
     return -math.expm1(-h), 1.0 / math.expm1(h)
+
+
+def _ziggurat_tables():
+    """Tables of the 256-layer ziggurat for N(0, 1) (Marsaglia & Tsang 2000, "The ziggurat method for
+    generating random variables"; the 52-bit layout of numpy's generator): right edges x_i (``wi`` = x_i /
+    2^52), densities f(x_i) (``fi``), inner-rectangle thresholds (``ki`` = x_(i-1) / x_i 2^52); layer 0 is
+    the base strip with the tail beyond r."""
+    r, v, m = 3.6541528853610088, 0.00492867323399, 2.0**52
+    ki = np.zeros(256, np.uint64)
+    wi = np.zeros(256)
+    fi = np.zeros(256)
+    dn = tn = r
+    q = v / math.exp(-0.5 * dn * dn)
+    ki[0] = np.uint64(int(dn / q * m))
+    wi[0], wi[255] = q / m, dn / m
+    fi[0], fi[255] = 1.0, math.exp(-0.5 * dn * dn)
+    for i in range(254, 0, -1):
+        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
+        ki[i + 1] = np.uint64(int(dn / tn * m))
+        tn = dn
+        fi[i] = math.exp(-0.5 * dn * dn)
+        wi[i] = dn / m
+    return ki, wi, fi, r
+
+
+_ZKI, _ZWI, _ZFI, _ZR = _ziggurat_tables()
+_M52 = np.uint64((1 << 52) - 1)
+
+
+@njit(cache=True)
+def _zig_normal(key):
+    """One N(0, 1) draw by the ziggurat (tables :func:`_ziggurat_tables`): one 64-bit draw in ~99% of the
+    calls. Layer from the top 8 bits, sign from bit 55, the 52-bit abscissa from bits 3..54 (the low bits
+    of xoroshiro128+ are its weakest and are not used); Marsaglia's exact tail beyond r."""
+    while True:
+        u = next_u64(key)
+        i = np.int64(u >> np.uint64(56))
+        neg = (u >> np.uint64(55)) & np.uint64(1)
+        rabbit = (u >> np.uint64(3)) & _M52
+        x = np.float64(rabbit) * _ZWI[i]
+        if rabbit < _ZKI[i]:
+            return -x if neg else x
+        if i == 0:  # tail x > r
+            while True:
+                xx = -np.log1p(-uniform(key)) / _ZR
+                yy = -np.log1p(-uniform(key))
+                if yy + yy > xx * xx:
+                    return -(_ZR + xx) if neg else _ZR + xx
+        if (_ZFI[i - 1] - _ZFI[i]) * uniform(key) + _ZFI[i] < np.exp(-0.5 * x * x):
+            return -x if neg else x
+
+
+@njit(cache=True)
+def _gamma_above_one(key, a):
+    """One Gamma(a, 1) draw for a >= 1: Marsaglia & Tsang (2000), as :func:`scalable_bayes.rng.gamma`, with
+    the ziggurat normal :func:`_zig_normal` in place of the polar one."""
+    d = a - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    while True:
+        x = _zig_normal(key)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(key)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2 or np.log(u) < 0.5 * x2 + d * (1.0 - v + np.log(v)):
+            return d * v
 
 
 @njit(cache=True)
@@ -99,7 +167,9 @@ def _gamma_below_one(key, a):
     while True:
         p = b * uniform(key)
         if p <= 1.0:
-            x = np.exp(np.log(p) / a)
+            y = np.log(p) / a
+            # below log of half the smallest subnormal exp rounds to 0.0: skip libm's slow underflow path
+            x = np.exp(y) if y > -745.2 else 0.0
             u = uniform(key)
             if u <= 1.0 - x or u <= np.exp(-x):
                 return x
@@ -118,21 +188,29 @@ def cir_transition(key, theta, a, c, r):
     """One exact CIR transition from ``theta`` >= 0 with stationary law Gamma(a, 1), a > 0, over a time h
     given by ``c = 1 - e^-h`` and ``r = 1 / (e^h - 1)`` (:func:`cir_constants`).
 
-    theta' = c * Gamma(a + P, 1), P ~ Poisson(theta * r)  (SCIR eq. 2.2 as a Poisson mixture of gammas).
-    Poisson by :func:`_cir_poisson`; the gamma by Marsaglia & Tsang (:func:`scalable_bayes.rng.gamma`) for
-    shapes >= 1 and by :func:`_gamma_below_one` below 1 (the sparse entries: shape a with P = 0).
+    theta' = c * Gamma(a + P, 1), P ~ Poisson(theta * r)  (SCIR eq. 2.2 as a Poisson mixture of gammas);
+    for a >= 1.5 and a Poisson mean theta r >= 1/4 the equivalent theta' = c Gamma(a - 1/2) + (c/2)(Z +
+    sqrt(2 theta r))^2 (the non-central chi-square with more than 1 degree of freedom as a central one plus a
+    shifted squared normal; no Poisson draw). Poisson by :func:`_cir_poisson`; the gamma by Marsaglia & Tsang with a ziggurat normal
+    (:func:`_gamma_above_one`) for shapes >= 1 and by :func:`_gamma_below_one` below 1 (the sparse entries:
+    shape a with P = 0).
     Returns NaN when the inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above
     2^60), so that the caller reports the step; never a negative number.
     """
     if not (theta >= 0.0) or not (a > 0.0) or not (a < np.inf):
         return np.nan
-    pk = _cir_poisson(key, theta * r)
+    lam = theta * r
+    if a >= 1.5 and lam >= 0.25 and lam <= 1.152921504606847e18:
+        # chi'^2(2a, 2 lam) = chi^2(2a - 1) + (Z + sqrt(2 lam))^2 (df > 1): no Poisson draw
+        z = _zig_normal(key) + np.sqrt(2.0 * lam)
+        return c * _gamma_above_one(key, a - 0.5) + 0.5 * c * z * z
+    pk = _cir_poisson(key, lam)
     if pk < 0:
         return np.nan
     s = a + pk
     if s < 1.0:
         return c * _gamma_below_one(key, s)
-    return c * gamma(key, s)
+    return c * _gamma_above_one(key, s)
 
 
 @njit(cache=True)
