@@ -122,11 +122,14 @@ def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs
     cnt = np.zeros(eoff[nb] * K, np.int32)  # cnt[(eoff[i] + local entry) K + k]
     zbuf = np.empty(toff[nb], np.int32)
     nbins = bin_ptr.shape[0] - 1
-    nbuf = np.empty(nbins * K, np.int32)
-    pbuf = np.empty(nbins * K, np.float64)
+    # per-bin scratch, each in its own cache lines (a shared line, written for every token, would
+    # bounce between the cores: measured ~1.05x instead of ~1.9x on 2 threads)
+    ks = (K + 15) // 16 * 16 + 16
+    nbuf = np.empty((nbins + 1) * ks, np.int32)
+    pbuf = np.empty((nbins + 1) * ks, np.float64)
     for b in prange(nbins):
-        ndk = nbuf[b * K:(b + 1) * K]
-        p = pbuf[b * K:(b + 1) * K]
+        ndk = nbuf[(b + 1) * ks:(b + 1) * ks + K]
+        p = pbuf[(b + 1) * ks:(b + 1) * ks + K]
         for j in range(bin_ptr[b], bin_ptr[b + 1]):
             i = order[j]
             d = docs[i]
