@@ -21,7 +21,7 @@ a core on an overloaded machine), (b) also with the wall clock; (c) is wall time
     blocks in parallel, per-block counter-seeded keys), to show what parallelising the step would give.
 (d) ``wiki`` (settings study, not a speed test): SCIR / SGRLD chains on the Wikipedia train split through
     ``run_chain`` with the step schedule h_m = h (1 + m / tau)^-kappa, held-out perplexity by document
-    completion every 20 iterations on 300 test documents; configs ``METHOD:h:tau:kappa:beta``, rows
+    completion every ``--wiki-every`` iterations on 300 test documents; configs ``METHOD:h:tau:kappa:beta[:seed]``, rows
     appended to ``--wiki-out`` (JSON lines).
 
 Usage: .venv/bin/python benchmarks/bench_scir.py [--parts cir,iter,threads] [--repeats 5] [--out results/benchmarks]
@@ -244,10 +244,14 @@ def wiki_run(method, h, tau, kappa, beta, K=50, batch=50, n_iter=200, every=20, 
     return rows
 
 
-def bench_wiki(configs, out_path):
+def bench_wiki(configs, out_path, n_iter=200, every=20):
     for cfg in configs:
-        method, h, tau, kappa, beta = cfg.split(":")
-        rows = wiki_run(method, float(h), float(tau), float(kappa), float(beta))
+        method, h, tau, kappa, beta, *rest = cfg.split(":")
+        seed = int(rest[0]) if rest else 0
+        rows = wiki_run(method, float(h), float(tau), float(kappa), float(beta), n_iter=n_iter, every=every,
+                        seed=seed)
+        for r in rows:
+            r["seed"] = seed
         with open(out_path, "a") as fh:
             for r in rows:
                 fh.write(json.dumps(r) + "\n")
@@ -262,6 +266,8 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--wiki", nargs="*", default=[], help="part 'wiki': configs METHOD:h:tau:kappa:beta")
     ap.add_argument("--wiki-out", default="scir_wiki.jsonl")
+    ap.add_argument("--wiki-iters", type=int, default=200)
+    ap.add_argument("--wiki-every", type=int, default=20)
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()}", flush=True)
     out = {}
@@ -273,7 +279,7 @@ def main():
     if "threads" in parts:
         out["threads"] = bench_threads(args.repeats)
     if "wiki" in parts:
-        bench_wiki(args.wiki, args.wiki_out)
+        bench_wiki(args.wiki, args.wiki_out, args.wiki_iters, args.wiki_every)
     print(f"load average at end: {os.getloadavg()}", flush=True)
     if args.out:
         import pandas as pd

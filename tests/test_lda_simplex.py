@@ -68,6 +68,20 @@ def test_counts_identical_for_one_and_two_threads():
     finally:
         numba.set_num_threads(prev)
     assert a.tobytes() == b.tobytes()
+    # any split of the documents into work bins (1 to 7 bins) gives the same counts
+    from scalable_bayes.models.lda_simplex import balanced_bins, batch_topic_counts, topics_transposed
+
+    pi_t = np.empty((m.V, m.K))
+    assert topics_transposed(theta, m.K, m.V, pi_t)
+    outs = []
+    for nbins in (1, 3, 7):
+        order, bin_ptr = balanced_bins(m.doc_len[docs], nbins)
+        assert sorted(order.tolist()) == list(range(len(docs))) and bin_ptr[-1] == len(docs)
+        out = np.empty(m.dim)
+        batch_topic_counts(pi_t, m.indptr, m.indices, m.tok_ptr, m.tok_word, m.tok_entry, docs, order, bin_ptr,
+                           m.alpha, m.sweeps, m.burn, np.uint64(99), 1.0, out)
+        outs.append(out.tobytes())
+    assert outs[0] == outs[1] == outs[2]
 
 
 @pytest.mark.parametrize("kw, match", [
