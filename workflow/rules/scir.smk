@@ -101,3 +101,53 @@ rule scir_fig2:
         CONDA_ENV
     script:
         "../scripts/scir_simplex_figure.py"
+
+
+rule scir_runs:
+    """One method x seed of the LDA (Fig. 3a, SFigA) or DP-mixture (Fig. 3b, SFigB) experiment -> trace."""
+    input:
+        corpus=scir_run_corpus,
+    output:
+        "results/scir/runs/{exp}/{method}/seed{seed}.parquet",
+    wildcard_constraints:
+        exp="lda|dp",
+        method="|".join(sorted(set(SCIR_LDA_METHODS + SCIR_DP_METHODS))),
+        seed=r"\d+",
+    params:
+        settings=scir_run_settings,
+    log:
+        "logs/scir/scir_runs/{exp}_{method}_seed{seed}.log",
+    benchmark:
+        "benchmarks/scir/scir_runs/{exp}_{method}_seed{seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/scir_runs.py"
+
+
+rule scir_trace_figure:
+    """Fig3a / SFigA (LDA) and Fig3b / SFigB (DP mixture) from every method and seed, and their claims."""
+    input:
+        code=paper_code("scir", "figures", "claims"),
+        traces=lambda wc: scir_trace_files("lda" if wc.item in ("Fig3a", "SFigA") else "dp"),
+    output:
+        fig=report("results/scir/figures/{item}.png", caption="../report/scir_traces.rst", category="scir"),
+        claim="results/scir/claims/SCIR-{item}.json",
+    wildcard_constraints:
+        item="Fig3a|SFigA|Fig3b|SFigB",
+    params:
+        profile=PROFILE,
+        settings=lambda wc: SCIR["lda" if wc.item in ("Fig3a", "SFigA") else "dp"],
+    log:
+        "logs/scir/scir_trace_figure/{item}.log",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/scir_trace_figure.py"

@@ -49,3 +49,57 @@ def plot_fig2(ks: pd.DataFrame, path) -> None:
             ax.set_title(f"({tag}) {target}", fontsize=9)
             ax.legend(fontsize=7)
         savefig(fig, path)
+
+
+def _lines(ax, trace, x, y, methods):
+    for method in methods:
+        for i, (seed, g) in enumerate(trace[trace["method"] == method].groupby("seed")):
+            g = g.sort_values("iteration")
+            ax.plot(g[x], g[y], "-", lw=1, color=COLORS[method], alpha=0.8, label=method if i == 0 else None)
+
+
+def plot_fig3a(trace: pd.DataFrame, path) -> None:
+    """Fig. 3a: held-out perplexity against documents seen, SCIR and SGRLD, one line per seed."""
+    with style():
+        fig, ax = plt.subplots(figsize=(5, 3.6))
+        _lines(ax, trace, "docs_seen", "perplexity", ["SCIR", "SGRLD"])
+        ax.set_xlabel("number of documents")
+        ax.set_ylabel("held-out perplexity")
+        ax.set_ylim(top=float(trace.loc[trace["iteration"] > 0, "perplexity"].quantile(0.98)) * 1.05)
+        ax.legend(fontsize=8)
+        savefig(fig, path)
+
+
+def plot_sfiga(trace: pd.DataFrame, path) -> None:
+    """SFigA: perplexity against sampler wall time, SCIR, SGRLD and collapsed Gibbs."""
+    with style():
+        fig, ax = plt.subplots(figsize=(5, 3.6))
+        _lines(ax, trace[trace["iteration"] > 0], "wall_s", "perplexity", ["SCIR", "SGRLD", "CGS"])
+        ax.set_xlabel("sampler wall time (s)")
+        ax.set_ylabel("held-out perplexity")
+        ax.legend(fontsize=8)
+        savefig(fig, path)
+
+
+def plot_fig3b(trace: pd.DataFrame, path) -> None:
+    """Fig. 3b: test log-predictive per user against iteration (top) and occupied clusters (bottom), SCIR and SGRLD."""
+    with style():
+        fig, axes = plt.subplots(2, 1, figsize=(5, 5.4), sharex=True)
+        _lines(axes[0], trace, "iteration", "log_predictive", ["SCIR", "SGRLD"])
+        _lines(axes[1], trace, "iteration", "n_clusters", ["SCIR", "SGRLD"])
+        axes[0].set_ylabel("test log-predictive")
+        axes[1].set_ylabel("occupied clusters")
+        axes[1].set_xlabel("iteration")
+        axes[0].legend(fontsize=8)
+        savefig(fig, path)
+
+
+def plot_sfigb(trace: pd.DataFrame, path) -> None:
+    """SFigB: test log-predictive against sampler wall time, SCIR, SGRLD and the exact Gibbs slice sampler."""
+    with style():
+        fig, ax = plt.subplots(figsize=(5, 3.6))
+        _lines(ax, trace, "wall_s", "log_predictive", ["SCIR", "SGRLD", "Gibbs"])
+        ax.set_xlabel("sampler wall time (s)")
+        ax.set_ylabel("test log-predictive")
+        ax.legend(fontsize=8)
+        savefig(fig, path)

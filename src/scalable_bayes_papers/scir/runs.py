@@ -7,11 +7,16 @@ composes them.
   the KS distance [see :func:`ks_distances`] at one minibatch proportion, on a seed of its own.
 * :func:`simplex_runs` -- Figs. 1 and 2: SCIR, SGRLD and the exact sampler on one target for one seed,
   at every minibatch proportion; KS distances and the Fig. 1 component's samples.
+* :func:`lda_runs` -- Fig. 3a and SFigA: one method (SCIR, SGRLD or collapsed Gibbs) on the Wikipedia
+  documents for one seed; held-out perplexity by document completion every few iterations.
+* :func:`dp_runs` -- Fig. 3b and SFigB: one method (SCIR, SGRLD or the exact Gibbs slice sampler) for the
+  DP mixture of multinomials on the Microsoft web data for one seed; test log-predictive and clusters.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 
 import numpy as np
@@ -19,7 +24,11 @@ import pandas as pd
 import scipy.stats as st
 
 from scalable_bayes import models, samplers
+from scalable_bayes.evaluation.heldout import heldout_loglik
+from scalable_bayes.inference.dpmixture import DPMultinomialMixture
+from scalable_bayes.inference.lda import CollapsedGibbs
 from scalable_bayes.manifolds import dirichlet
+from scalable_bayes.models.lda_simplex import SimplexLDA
 from scalable_bayes.rng import make_key
 
 from . import data
@@ -118,3 +127,87 @@ def simplex_runs(target: str, seed: int, settings: dict, tuning: pd.DataFrame):
         logger.info("%s seed %d %s (h=%g): KS %s", target, seed, method, h[method],
                     np.round([r["ks_mean"] for r in rows if r["method"] == method], 3))
     return pd.DataFrame(rows), pd.concat(samples, ignore_index=True)
+
+
+# ------------------------------------------------------------------ Fig. 3a / SFigA: LDA (Sec. 4.1)
+LDA_METHODS = ("SCIR", "SGRLD", "CGS")
+
+
+def lda_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
+    """One LDA run -> trace (iteration, documents seen, sampler wall time, held-out perplexity).
+
+    settings: the ``scir.lda`` block: max_train_docs, max_test_docs, n_topics, alpha, beta, batch_size,
+    n_iter, evaluate_every, sweeps, burn, heldout_sweeps, step: {SCIR: {h, tau, kappa}, SGRLD: {...}},
+    cgs_iter. Perplexity = exp(-held-out per-word log-likelihood) by document completion
+    (:func:`scalable_bayes.evaluation.heldout.heldout_loglik`, the same protocol for every method), scored on
+    the current sample's topics (CGS: its current counts).
+    """
+    if method not in LDA_METHODS:
+        raise ValueError(f"unknown LDA method {method!r}; choose one of {LDA_METHODS}")
+    train, test = data.split_corpus(corpus, settings["max_train_docs"], settings["max_test_docs"])
+    K, alpha, beta = int(settings["n_topics"]), float(settings["alpha"]), float(settings["beta"])
+    hs = int(settings["heldout_sweeps"])
+    rows = []
+    if method == "CGS":
+        est = CollapsedGibbs(n_topics=K, doc_topic_prior=alpha, topic_word_prior=beta, n_iter=int(settings["cgs_iter"]),
+                             n_threads=1, seed=seed, evaluate_every=int(settings["cgs_evaluate_every"]),
+                             heldout_sweeps=hs)
+        est.fit(train, X_heldout=test)
+        for r in est.history_:
+            rows.append({"iteration": r["iteration"], "docs_seen": r["iteration"] * train.shape[0],
+                         "wall_s": r["wall_time"], "heldout_ll": r["heldout_ll"]})
+    else:
+        lda = SimplexLDA(train, K, alpha=alpha, beta=beta, sweeps=int(settings["sweeps"]), burn=int(settings["burn"]))
+        st_ = settings["step"][method]
+        theta0 = lda.init_position(seed)
+        n_iter, every, b = int(settings["n_iter"]), int(settings["evaluate_every"]), int(settings["batch_size"])
+
+        def score(theta):
+            return heldout_loglik(lda.topics(theta), test, alpha, n_sweeps=hs, seed=seed)
+
+        rows.append({"iteration": 0, "docs_seen": 0, "wall_s": 0.0, "heldout_ll": score(theta0)})
+        res = samplers.run_chain(_SAMPLER[method](), lda.model(), theta0, seed=seed, n_steps=n_iter,
+                                 burnin=n_iter - 1, step_size=float(st_["h"]), batch_size=b,
+                                 step_decay=(float(st_["tau"]), float(st_["kappa"])), checkpoint_every=every,
+                                 callback=lambda t, state: score(state.position), progress=False)
+        for (t, ll), wall in zip(res.callback_values, res.checkpoint_wall):
+            rows.append({"iteration": int(t), "docs_seen": int(t) * b, "wall_s": float(wall), "heldout_ll": ll})
+            if t % (10 * every) == 0 or t == n_iter:
+                logger.info("LDA %s seed %d: iteration %d, perplexity %.1f", method, seed, t, math.exp(-ll))
+    df = pd.DataFrame(rows)
+    df.insert(0, "seed", seed)
+    df.insert(0, "method", method)
+    df["perplexity"] = np.exp(-df["heldout_ll"])
+    df["n_train_docs"], df["n_test_docs"], df["n_words"] = train.shape[0], test.shape[0], train.shape[1]
+    return df
+
+
+# ------------------------------------------------------------------ Fig. 3b / SFigB: DP mixture (Sec. 4.2)
+DP_METHODS = ("SCIR", "SGRLD", "Gibbs")
+
+
+def dp_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
+    """One DP-mixture run -> trace (iteration, sampler wall time, test log-predictive, occupied clusters, alpha).
+
+    settings: the ``scir.dp`` block: max_train_users, max_test_users, base_concentration, alpha, alpha_prior,
+    evaluate_every, max_clusters, init_clusters; for the SG methods batch_size, n_iter and step: {method: h};
+    for Gibbs gibbs_iter (sweeps of all users).
+    """
+    if method not in DP_METHODS:
+        raise ValueError(f"unknown DP-mixture method {method!r}; choose one of {DP_METHODS}")
+    train, test = data.split_corpus(corpus, settings["max_train_users"], settings["max_test_users"])
+    sg = method != "Gibbs"
+    kw = dict(batch_size=int(settings["batch_size"]), step_size=float(settings["step"][method]),
+              n_iter=int(settings["n_iter"])) if sg else dict(n_iter=int(settings["gibbs_iter"]))
+    est = DPMultinomialMixture(
+        method=method.lower(), base_concentration=float(settings["base_concentration"]), alpha=float(settings["alpha"]),
+        alpha_prior=tuple(settings["alpha_prior"]), max_clusters=int(settings["max_clusters"]),
+        init_clusters=int(settings["init_clusters"]), seed=seed, n_threads=1, **kw)
+    est.fit(train, test, evaluate_every=int(settings["evaluate_every"]))
+    df = pd.DataFrame(est.trace_).rename(columns={"time": "wall_s"})
+    df.insert(0, "seed", seed)
+    df.insert(0, "method", method)
+    df["n_train_users"], df["n_test_users"] = train.shape[0], test.shape[0]
+    logger.info("DP %s seed %d: final log-predictive %.4f, %d clusters", method, seed, df["log_predictive"].iloc[-1],
+                df["n_clusters"].iloc[-1])
+    return df

@@ -26,9 +26,43 @@ def scir_simplex_settings(wildcards):
     return {k: s[k] for k in ("alpha", "n_iter", "burnin", "fig1_batch", "proportions")}
 
 
+SCIR_LDA_METHODS = ["SCIR", "SGRLD", "CGS"]
+SCIR_DP_METHODS = ["SCIR", "SGRLD", "Gibbs"]
+
+
+def scir_trace_files(exp):
+    methods = SCIR_LDA_METHODS if exp == "lda" else SCIR_DP_METHODS
+    return expand("results/scir/runs/{exp}/{method}/seed{seed}.parquet", exp=exp, method=methods, seed=SCIR["seeds"])
+
+
+def scir_run_settings(wildcards):
+    """Settings of ONE LDA or DP job (method x seed): the experiment's block without the other methods' step
+    sizes, so tuning one method's step re-runs only that method's jobs."""
+    s = {k: v for k, v in SCIR[wildcards.exp].items() if k not in ("activate", "corpus")}
+    step = s.pop("step")
+    exact = wildcards.method in ("CGS", "Gibbs")
+    own = ("cgs_", "gibbs_")  # keys of the exact baselines only
+    s = {k: v for k, v in s.items() if exact or not k.startswith(own)}
+    if exact:
+        for k in ("n_iter", "evaluate_every" if wildcards.exp == "lda" else "", "batch_size", "sweeps", "burn"):
+            s.pop(k, None)
+    else:
+        s["step"] = {wildcards.method: step[wildcards.method]}
+    return s
+
+
+def scir_run_corpus(wildcards):
+    return corpus_files(SCIR[wildcards.exp]["corpus"])
+
+
 def scir_targets():
     out = []
-    for fig in ["Fig1", "Fig2"]:
+    figs = ["Fig1", "Fig2"]
+    if SCIR["lda"]["activate"]:
+        figs += ["Fig3a", "SFigA"]
+    if SCIR["dp"]["activate"]:
+        figs += ["Fig3b", "SFigB"]
+    for fig in figs:
         out += [f"results/scir/figures/{fig}.png", f"results/scir/claims/SCIR-{fig}.json"]
     return out
 
