@@ -115,3 +115,9 @@ def test_several_chains_and_errors():
     # white noise: tau = 1
     e = mcmc.integrated_autocorrelation_time(np.random.default_rng(0).standard_normal(50_000))
     assert abs(e.tau - 1.0) < 4 * e.se and e.window >= 5
+
+
+def test_a_chain_shorter_than_twenty_windows_is_flagged():
+    x = simulate(underdamped(0.999, 700.0), 20_000, 0)  # decorrelates over thousands of lags
+    assert not mcmc.integrated_autocorrelation_time(x).reliable
+    assert mcmc.integrated_autocorrelation_time(simulate((0.5,), 20_000, 0)).reliable

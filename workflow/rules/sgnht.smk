@@ -44,7 +44,7 @@ rule sgnht_fig1:
         traces=sgnht_run_files("double_well", "traces"),
     output:
         fig=report("results/sgnht/figures/Fig1.png", caption="../report/sgnht_fig1.rst", category="sgnht"),
-        claim="results/sgnht/claims/SGNHT-Fig1.json",
+        claims=sgnht_claim_files("Fig1"),
     params:
         item="Fig1",
         profile=PROFILE,
@@ -67,7 +67,7 @@ rule sgnht_sfig4:
         traces=sgnht_run_files("double_well", "traces"),
     output:
         fig=report("results/sgnht/figures/SFig4.png", caption="../report/sgnht_sfig4.rst", category="sgnht"),
-        claim="results/sgnht/claims/SGNHT-SFig4.json",
+        claims=sgnht_claim_files("SFig4"),
     params:
         item="SFig4",
         profile=PROFILE,
@@ -85,14 +85,14 @@ rule sgnht_sfig4:
 
 rule sgnht_fig2:
     input:
-        code=paper_code("sgnht", "figures", "claims"),
+        code=paper_code("sgnht", "figures", "claims", "tables"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_density=sgnht_run_files("known_variance", "density"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
         ng_summary=sgnht_run_files("normal_gamma"),
     output:
         fig=report("results/sgnht/figures/Fig2.png", caption="../report/sgnht_fig2.rst", category="sgnht"),
-        claim="results/sgnht/claims/SGNHT-Fig2.json",
+        claims=sgnht_claim_files("Fig2"),
     params:
         item="Fig2",
         profile=PROFILE,
@@ -115,7 +115,7 @@ rule sgnht_sfig5:
         kv_traces=sgnht_run_files("known_variance", "traces"),
     output:
         fig=report("results/sgnht/figures/SFig5.png", caption="../report/sgnht_sfig5.rst", category="sgnht"),
-        claim="results/sgnht/claims/SGNHT-SFig5.json",
+        claims=sgnht_claim_files("SFig5"),
     params:
         item="SFig5",
         profile=PROFILE,
@@ -138,7 +138,7 @@ rule sgnht_sfig6:
         ng_density=sgnht_run_files("normal_gamma", "density"),
     output:
         fig=report("results/sgnht/figures/SFig6.png", caption="../report/sgnht_sfig6.rst", category="sgnht"),
-        claim="results/sgnht/claims/SGNHT-SFig6.json",
+        claims=sgnht_claim_files("SFig6"),
     params:
         item="SFig6",
         profile=PROFILE,
@@ -177,6 +177,54 @@ rule sgnht_stab1:
         "../scripts/sgnht_stab1.py"
 
 
+# Issue 17's decisive experiment for Fig. 2 panel 4 / STab. 1: the Normal-Gamma grid at the paper's 10^6 steps,
+# 5 seeds, N x minibatch (block sgnht.tau_study; on in the paper profile; any profile builds it on request:
+# snakemake --cores 1 results/sgnht/tables/TauStudy.md). One job per (N, minibatch, seed).
+rule sgnht_tau_study_runs:
+    output:
+        summary="results/sgnht/runs/tau_study/N{n_data}_b{batch_size}/seed{seed}/summary.parquet",
+    wildcard_constraints:
+        n_data=r"\d+",
+        batch_size=r"\d+",
+        seed=r"\d+",
+    params:
+        settings=sgnht_tau_study_settings(),
+    log:
+        "logs/sgnht/sgnht_tau_study_runs/N{n_data}_b{batch_size}_seed{seed}.log",
+    benchmark:
+        "benchmarks/sgnht/sgnht_tau_study_runs/N{n_data}_b{batch_size}_seed{seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sgnht_tau_study_runs.py"
+
+
+rule sgnht_tau_study:
+    input:
+        code=paper_code("sgnht", "claims", "tables"),
+        summary=sgnht_tau_study_files(),
+    output:
+        csv="results/sgnht/tables/TauStudy.csv",
+        md="results/sgnht/tables/TauStudy.md",
+        claim="results/sgnht/claims/SGNHT-Fig2d-tau-study.json",
+    params:
+        profile=PROFILE,
+        settings=SGNHT["tau_study"],
+    log:
+        "logs/sgnht/sgnht_tau_study.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sgnht_tau_study.py"
+
+
 rule sgnht_ml_runs:
     input:
         unpack(sgnht_ml_inputs),
@@ -208,7 +256,7 @@ rule sgnht_fig3:
         summary=sgnht_ml_runs(),
     output:
         fig=report("results/sgnht/figures/Fig3.png", caption="../report/sgnht_fig3.rst", category="sgnht"),
-        claim="results/sgnht/claims/SGNHT-Fig3.json",
+        claims=sgnht_claim_files("Fig3"),
     params:
         item="Fig3",
         profile=PROFILE,

@@ -1,4 +1,7 @@
-"""Rule sgnht_fig3: SGNHT Fig. 3 (test metric vs eta per task and a) from the ML runs, and its claim."""
+"""Rule sgnht_fig3: SGNHT Fig. 3 (test metric vs eta per task and a) from the ML runs, and its claims
+(one per row of the figure, SGNHT-Fig3-<task>, and SGNHT-Fig3-KE)."""
+from pathlib import Path
+
 import pandas as pd
 
 from scalable_bayes.reporting import write_claim
@@ -9,4 +12,6 @@ setup_logging(snakemake.log[0])  # noqa: F821
 p, out = snakemake.params, snakemake.output  # noqa: F821
 summary = pd.concat([pd.read_parquet(f) for f in snakemake.input.summary], ignore_index=True)  # noqa: F821
 figures.plot_fig3(summary, out.fig, claims.METRIC)
-write_claim(out.claim, claims.check_fig3(summary, p.ml, p.profile))
+paths = {Path(f).stem: f for f in out.claims}
+for c in claims.check_fig3(summary, p.ml, p.profile):
+    write_claim(paths[c.id], c)

@@ -66,7 +66,9 @@ class TauEstimate:
 
     ``tau`` in units of the draw spacing; ``se`` its large-sample standard error; ``ci`` the normal 95%
     interval tau +/- 1.96 se; ``method`` ``"sokal"`` or ``"batch_means"``; ``window`` the summation
-    window W (Sokal) or the batch length (batch means); ``n`` the number of draws used.
+    window W (Sokal) or the batch length (batch means); ``n`` the number of draws used; ``reliable`` False
+    when the chain is shorter than 20 windows (Sokal) or has fewer than 20 batches or batches shorter than
+    20 tau (batch means): the estimate is then dominated by its O(W / n) or O(tau / b) bias.
     """
 
     tau: float
@@ -74,6 +76,7 @@ class TauEstimate:
     method: str
     window: int
     n: int
+    reliable: bool = True
 
     @property
     def ci(self) -> tuple[float, float]:
@@ -100,7 +103,11 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
     with rho_k >= 0 this is Sokal's own rule W >= c tau(W); with oscillating or negative rho_k, tau(W)
     itself can be small or negative long before the autocorrelation has died out, so the window is set by
     the decay of |rho_k|). Standard error (Madras & Sokal 1988; Priestley's variance of a lag-window
-    spectral estimate at frequency 0): se = tau * sqrt(2 (2W + 1) / n).
+    spectral estimate at frequency 0): se = tau * sqrt(2 (2W + 1) / n), with tau in it replaced by
+    max(tau, batch-means tau) (the variance scales with the true tau^2; a chance-low estimate would
+    understate its own se). The estimate is reliable when W << n (the windowed sum of sample
+    autocorrelations is biased by about -(2W + 1) tau / n through the mean subtraction): run the chain for
+    well over 100 windows.
 
     ``method="batch_means"``: batches of length b = floor(sqrt(n)) (per chain), tau = b * var(batch means)
     / var(draws); se = tau * sqrt(2 / (a - 1)) with a the number of batches. Its bias is O(1 / b) and it
@@ -123,8 +130,11 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
         ok = np.flatnonzero(w >= c * abs_cum)
         W = int(w[ok[0]]) if ok.size else n1 - 1
         tau = float(tau_cum[W - 1])
-        se = abs(tau) * math.sqrt(2.0 * (2 * W + 1) / n)
-        return TauEstimate(tau=tau, se=float(se), method="sokal", window=W, n=n)
+        # the variance is proportional to the true tau^2; a low estimate plugged into its own se understates
+        # it (chains only a few dozen windows long), so the scale is max(|tau|, the batch-means tau)
+        scale = max(abs(tau), integrated_autocorrelation_time(x, "batch_means").tau) if n1 >= 8 else abs(tau)
+        se = scale * math.sqrt(2.0 * (2 * W + 1) / n)
+        return TauEstimate(tau=tau, se=float(se), method="sokal", window=W, n=n, reliable=bool(ok.size and 20 * W <= n1))
     if method == "batch_means":
         b = max(int(math.isqrt(n1)), 1)
         a_per = n1 // b
@@ -138,7 +148,8 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
             raise ValueError("draws have zero variance; tau is undefined")
         tau = b * float(np.sum(means**2) / (a - n_chains)) / var
         se = tau * math.sqrt(2.0 / (a - n_chains))
-        return TauEstimate(tau=tau, se=float(se), method="batch_means", window=b, n=int(a_per * b * n_chains))
+        return TauEstimate(tau=tau, se=float(se), method="batch_means", window=b, n=int(a_per * b * n_chains),
+                           reliable=bool(a_per >= 20 and b >= 20 * tau))
     raise ValueError(f"unknown method {method!r}; choose 'sokal' or 'batch_means'")
 
 

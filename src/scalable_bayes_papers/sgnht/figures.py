@@ -7,6 +7,7 @@ App. E) from the known-variance and Normal-Gamma tables; Fig. 3 (Sec. 5.2) from 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import NullFormatter
 import pandas as pd
 
 from scalable_bayes.plotting.style import savefig, style
@@ -19,22 +20,26 @@ def _cell_label(h, A):
 
 
 def plot_fig1(density: pd.DataFrame, traces: pd.DataFrame, path) -> None:
-    """Fig. 1: row 1 sample density vs exp(-U); row 2 running mean kinetic energy (target 0.5)."""
+    """Fig. 1: row 1 sample density vs exp(-U), one line per seed (a chain stuck in one well is drawn as such,
+    not pooled with a chain stuck in the other); row 2 running mean kinetic energy (target 0.5), one per seed."""
     with style():
         fig, axes = plt.subplots(2, 4, figsize=(12, 5))
         for j, v in enumerate(_FIG1_ORDER):
-            d = density[density["variant"] == v].groupby("bin_center")[["density", "true_density"]].mean()
+            dv = density[density["variant"] == v]
             ax = axes[0, j]
-            ax.plot(d.index, d["true_density"], "k-", lw=1.2, label="true")
-            ax.plot(d.index, d["density"], "-", color="C0", label="samples")
+            d = dv.groupby("bin_center")["true_density"].first()
+            ax.plot(d.index, d.values, "k-", lw=1.2, label="true")
+            for k, (seed, ds) in enumerate(dv.groupby("seed")):
+                ds = ds.sort_values("bin_center")
+                ax.plot(ds["bin_center"], ds["density"], "-", color=f"C{k}", lw=0.9, alpha=0.85, label=f"seed {seed}")
             ax.set_title(("fixed " + v.replace("xi", "ξ")) if v != "SGNHT" else "SGNHT")
             ax.set_xlabel("θ")
             if j == 0:
-                ax.legend()
+                ax.legend(fontsize=7)
             t = traces[traces["variant"] == v]
             ax = axes[1, j]
-            for seed, ts in t.groupby("seed"):
-                ax.plot(ts["step"], ts["ke_running_mean"], color="C1", alpha=0.8)
+            for k, (seed, ts) in enumerate(t.groupby("seed")):
+                ax.plot(ts["step"], ts["ke_running_mean"], color=f"C{k}", alpha=0.8)
             ax.axhline(0.5, color="k", ls="--", lw=1)
             ax.set_xscale("log")
             ax.set_xlabel("iteration")
@@ -46,17 +51,22 @@ def plot_fig1(density: pd.DataFrame, traces: pd.DataFrame, path) -> None:
 
 
 def plot_sfig4(summary: pd.DataFrame, traces: pd.DataFrame, path) -> None:
-    """SFig. 4: thermostat xi of SGNHT in the double-well run, converging to B (read from the summary)."""
+    """SFig. 4: thermostat xi of SGNHT in the double-well run (thin: xi; thick: its running mean; one colour
+    per seed), converging to B (read from the summary); log iteration axis, band B +/- 0.1."""
     B = float(summary["B"].iloc[0])
     with style():
-        fig, ax = plt.subplots(figsize=(5, 3))
+        fig, ax = plt.subplots(figsize=(5.5, 3.2))
         t = traces[traces["variant"] == "SGNHT"]
-        for seed, ts in t.groupby("seed"):
-            ax.plot(ts["step"], ts["xi"], color="C0", lw=0.8, alpha=0.8)
+        for k, (seed, ts) in enumerate(t.groupby("seed")):
+            ts = ts.sort_values("step")
+            ax.plot(ts["step"], ts["xi"], color=f"C{k}", lw=0.5, alpha=0.45)
+            ax.plot(ts["step"], ts["xi_running_mean"], color=f"C{k}", lw=1.6, label=f"seed {seed}: running mean")
         ax.axhline(B, color="k", ls="--", lw=1, label=f"B = {B:g}")
+        ax.axhspan(B - 0.1, B + 0.1, color="0.8", alpha=0.5, lw=0)
+        ax.set_xscale("log")
         ax.set_xlabel("iteration")
         ax.set_ylabel("ξ")
-        ax.legend()
+        ax.legend(fontsize=7)
         fig.tight_layout()
         savefig(fig, path)
 
@@ -93,18 +103,39 @@ def plot_fig2(kv_density, kv_traces, ng_summary, path) -> None:
         axes[2].set_xlabel("iteration")
         axes[2].set_ylabel("mean ξ (dotted: A)")
         axes[2].legend(fontsize=6)
-        s = ng_summary.groupby(["method", "h", "A"])[["rmse", "tau"]].mean().reset_index()
-        for method, mk, col in [("SGHMC", "o", "C2"), ("SGNHT", "s", "C0")]:
-            ss = s[s["method"] == method]
-            axes[3].scatter(ss["tau"], ss["rmse"], marker=mk, color=col, label=method)
-            for _, r in ss.iterrows():
-                axes[3].annotate(_cell_label(r["h"], r["A"]), (r["tau"], r["rmse"]), fontsize=5)
-        axes[3].set_xscale("log")
-        axes[3].set_xlabel("autocorrelation time of μ+γ")
-        axes[3].set_ylabel("RMSE of density")
-        axes[3].legend()
+        _tau_panel(axes[3], ng_summary)
         fig.tight_layout()
         savefig(fig, path)
+
+
+def _tau_panel(ax, ng_summary) -> None:
+    """Fig. 2 panel 4: RMSE vs tau per (method, h, A), tau with its 95% interval (tables.tau_summary) as a
+    horizontal bar; cell labels offset by method (SGHMC below-right, SGNHT above-left) so they do not collide."""
+    from .tables import tau_summary
+
+    keys = ["method", "h", "A"]
+    s = ng_summary.groupby(keys).agg(rmse=("rmse", "mean")).reset_index()
+    if "tau_se" in ng_summary:
+        tau = ng_summary.groupby(keys)[list(ng_summary.columns)].apply(tau_summary).reset_index()
+        s = s.merge(tau[keys + ["tau", "tau_ci_low", "tau_ci_high"]], on=keys)
+    else:
+        s = s.merge(ng_summary.groupby(keys)["tau"].mean().reset_index(), on=keys)
+        s["tau_ci_low"] = s["tau_ci_high"] = s["tau"]
+    for method, mk, col, off, ha, va in [("SGHMC", "o", "C2", (4, -4), "left", "top"),
+                                         ("SGNHT", "s", "C0", (-4, 4), "right", "bottom")]:
+        ss = s[s["method"] == method]
+        lo = (ss["tau"] - ss["tau_ci_low"].clip(lower=1e-3)).clip(lower=0)
+        hi = (ss["tau_ci_high"] - ss["tau"]).clip(lower=0)
+        ax.errorbar(ss["tau"], ss["rmse"], xerr=[lo, hi], fmt=mk, color=col, ms=5, capsize=2, lw=0.8, label=method)
+        for _, r in ss.iterrows():
+            ax.annotate(f"h={r['h']:g}\nA={r['A']:g}", (r["tau"], r["rmse"]), xytext=off, textcoords="offset points",
+                        fontsize=6, color=col, ha=ha, va=va)
+    ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels (2x10^1, 3x10^1, ...) collided
+    ax.set_xlabel("autocorrelation time of μ+γ (95% CI)")
+    ax.set_ylabel("RMSE of density")
+    ax.margins(x=0.25, y=0.15)
+    ax.legend(fontsize=7)
 
 
 def plot_sfig5(kv_traces, path) -> None:

@@ -122,7 +122,11 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
     """SGHMC (B_hat = 0) and SGNHT on the Normal-Gamma posterior (mu, gamma) for each (h, A) in ``grid``.
 
     RMSE = mean of the two marginal density RMSEs (100 bins over +/- 5 sd; the paper gives no formula);
-    tau = integrated autocorrelation time of mu + gamma in iterations (ArviZ ESS).
+    tau = integrated autocorrelation time of mu + gamma in iterations: the full autocorrelation sum with
+    Sokal's window (``tau``, ``tau_se``, ``tau_window``; :func:`scalable_bayes.evaluation.mcmc.integrated_autocorrelation_time`),
+    batch means as a cross-check (``tau_bm``, ``tau_bm_se``) and, for comparison only, ArviZ's draws / ESS
+    (``tau_geyer``), which stops at the first negative autocorrelation pair and overestimates tau for the
+    underdamped (oscillating) chains at small A.
     """
     x = data.gaussian_data(data_seed, n_data)
     model = toy.normal_gamma(x)
@@ -141,12 +145,27 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
                 edges = np.linspace(c - 5 * sd, c + 5 * sd, 101)
                 dens.append(_density_rows(res.samples[:, j], edges, dist.pdf, **lab, param=par))
             obs = res.samples[:, 0] + res.samples[:, 1]
-            summ.append({**lab, "n_steps": n_steps, "rmse": 0.5 * (rm["mu"] + rm["gamma"]), "rmse_mu": rm["mu"],
-                         "rmse_gamma": rm["gamma"], "tau": mcmc.autocorrelation_time(obs),
+            sk = mcmc.integrated_autocorrelation_time(obs, method="sokal")
+            bm = mcmc.integrated_autocorrelation_time(obs, method="batch_means")
+            summ.append({**lab, "n_steps": n_steps, "n_data": n_data, "batch_size": batch_size,
+                         "rmse": 0.5 * (rm["mu"] + rm["gamma"]), "rmse_mu": rm["mu"],
+                         "rmse_gamma": rm["gamma"], "tau": sk.tau, "tau_se": sk.se, "tau_window": sk.window,
+                         "tau_reliable": sk.reliable,
+                         "tau_bm": bm.tau, "tau_bm_se": bm.se, "tau_geyer": mcmc.autocorrelation_time(obs),
                          "mean_ke": float(np.mean(res.kinetic_energy[burnin:])),
                          "mean_xi": float(np.mean(res.thermostat[burnin:])), "wall_time_s": res.wall_time})
             trac.append(_trace_rows(res, n_trace, **lab))
     return pd.DataFrame(summ), pd.concat(dens, ignore_index=True), pd.concat(trac, ignore_index=True)
+
+
+def tau_study_runs(seed: int, n_data: int, batch_size: int, settings: dict) -> pd.DataFrame:
+    """One job of rule ``sgnht_tau_study_runs`` (issue 17's decisive experiment for Fig. 2 panel 4 / STab1):
+    the Normal-Gamma (h, A) grid for one chain seed at data size ``n_data`` and minibatch ``batch_size``;
+    ``settings`` is the ``sgnht.tau_study`` block (n_steps, burnin, step_sizes, frictions) plus ``data_seed``.
+    Returns the summary table of :func:`run_normal_gamma` (RMSE and the three tau estimates)."""
+    grid = [(float(h), float(A)) for h in settings["step_sizes"] for A in settings["frictions"]]
+    return run_normal_gamma(seed, settings["data_seed"], grid, settings["n_steps"], batch_size, n_data,
+                            settings["burnin"], n_trace=4)[0]
 
 
 def synthetic_runs(experiment: str, seed: int, settings: dict):

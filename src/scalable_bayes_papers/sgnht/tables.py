@@ -1,6 +1,7 @@
 """Tables of the SGNHT paper (Ding et al. 2014): run tables in, table out, the paper's values beside.
 
 * :func:`stab1` -- App. E, Table 1: (density RMSE, autocorrelation time) per method x (h, A).
+* :func:`tau_study` -- the same over (N, minibatch) at the paper's 10^6 steps (issue 17's decisive experiment).
 * :func:`stab2` -- App. G, Table 2: test metric at the validation-selected (a, eta) per task and method.
 * :func:`stab3` -- App. G, Table 3: the selected (a, eta) per task and method.
 
@@ -11,18 +12,50 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .claims import METRIC, PAPER_STAB2, PAPER_STAB3, STAB1_PAPER, TASK_NAMES
 
 
+def tau_summary(g: pd.DataFrame) -> pd.Series:
+    """tau over the seeds of one cell: mean, between-seed sd, pooled within-chain se, a 95% interval, and the
+    cross-check estimates. With >= 3 seeds the interval is the t-interval over seeds (mean +/- t sd / sqrt(k));
+    with fewer it is mean +/- 1.96 x the pooled within-chain se (sqrt(mean se^2 / k)), which is all 1-2 seeds
+    can say. ``tau_geyer`` is ArviZ's draws / ESS (the estimate used before issue 17), for comparison."""
+    k = int(g["seed"].nunique())
+    tau = g["tau"].to_numpy(dtype=float)
+    m = float(tau.mean())
+    sd = float(tau.std(ddof=1)) if k > 1 else np.nan
+    se_within = float(np.sqrt(np.mean(g["tau_se"].to_numpy(dtype=float) ** 2) / k))
+    half = float(stats.t.ppf(0.975, k - 1) * sd / np.sqrt(k)) if k >= 3 else 1.96 * se_within
+    out = {"tau": m, "tau_sd": sd, "tau_se_within": se_within, "tau_ci_low": m - half, "tau_ci_high": m + half,
+           "tau_ci": "t over seeds" if k >= 3 else "within-chain se", "n_seeds": k}
+    if "tau_reliable" in g:
+        out["tau_reliable"] = bool(g["tau_reliable"].all())  # every chain >= 20 Sokal windows long
+    for col in ("tau_bm", "tau_geyer"):
+        if col in g:
+            out[col] = float(g[col].mean())
+    return pd.Series(out)
+
+
+def _tau_table(ng_summary: pd.DataFrame, keys) -> pd.DataFrame:
+    rm = ng_summary.groupby(keys).agg(rmse=("rmse", "mean"), rmse_sd=("rmse", "std")).reset_index()
+    tau = ng_summary.groupby(keys)[list(ng_summary.columns)].apply(tau_summary).reset_index()
+    return rm.merge(tau, on=keys)
+
+
 def stab1(ng_summary: pd.DataFrame) -> pd.DataFrame:
-    """STab1: (RMSE, tau) per method x (h, A), mean and sd over seeds, paper values beside."""
-    g = ng_summary.groupby(["method", "h", "A"])
-    t = g.agg(rmse=("rmse", "mean"), rmse_sd=("rmse", "std"), tau=("tau", "mean"), tau_sd=("tau", "std"),
-              n_seeds=("seed", "nunique")).reset_index()
+    """STab1: (RMSE, tau) per method x (h, A), over seeds (tau with its 95% interval, :func:`tau_summary`),
+    paper values beside."""
+    t = _tau_table(ng_summary, ["method", "h", "A"])
     t["paper_rmse"] = [STAB1_PAPER.get((m, h, A), (np.nan, np.nan))[0] for m, h, A in zip(t["method"], t["h"], t["A"])]
     t["paper_tau"] = [STAB1_PAPER.get((m, h, A), (np.nan, np.nan))[1] for m, h, A in zip(t["method"], t["h"], t["A"])]
     return t
+
+
+def tau_study(summary: pd.DataFrame) -> pd.DataFrame:
+    """The decisive experiment of issue 17: STab1's (RMSE, tau) per (N, minibatch) x method x (h, A)."""
+    return _tau_table(summary, ["n_data", "batch_size", "method", "h", "A"])
 
 
 def select_by_validation(summary: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,6 @@
 # Helper functions and constants of sgnht.smk (kept apart from the rules, as snakemake --lint asks).
+from scalable_bayes_papers.sgnht.claims import FIG3_CLAIM_IDS, SYNTHETIC_CLAIM_IDS
+
 SGNHT = config["sgnht"]
 SGNHT_SYNTH = ["double_well", "known_variance", "normal_gamma"]
 SGNHT_ML_TASKS = ["bnn", "bpmf", "lda"]
@@ -27,13 +29,39 @@ def sgnht_figure_settings():
     return {k: SGNHT[k] for k in ("seeds", "data_seed", "double_well", "gaussian")}
 
 
+def sgnht_claim_files(item):
+    """Claim files of one figure rule: one per claim id (Fig. 2: one per panel; Fig. 3: one per row and KE)."""
+    ids = FIG3_CLAIM_IDS if item == "Fig3" else SYNTHETIC_CLAIM_IDS[item]
+    return [f"results/sgnht/claims/SGNHT-{i}.json" for i in ids]
+
+
+def sgnht_tau_study_settings():
+    """Settings of ONE tau-study job: the block without its sweep lists (seeds, n_data, batch_sizes are
+    wildcards), plus data_seed."""
+    ts = SGNHT["tau_study"]
+    return {**{k: ts[k] for k in ("n_steps", "burnin", "step_sizes", "frictions")}, "data_seed": SGNHT["data_seed"]}
+
+
+def sgnht_tau_study_files():
+    ts = SGNHT["tau_study"]
+    return expand(
+        "results/sgnht/runs/tau_study/N{n_data}_b{batch_size}/seed{seed}/summary.parquet",
+        n_data=ts["n_data"],
+        batch_size=ts["batch_sizes"],
+        seed=ts["seeds"],
+    )
+
+
 def sgnht_targets():
     out = []
     for fig in ["Fig1", "SFig4", "Fig2", "SFig5", "SFig6"]:
-        out += [f"results/sgnht/figures/{fig}.png", f"results/sgnht/claims/SGNHT-{fig}.json"]
+        out += [f"results/sgnht/figures/{fig}.png"] + sgnht_claim_files(fig)
     out += ["results/sgnht/tables/STab1.csv", "results/sgnht/tables/STab1.md", "results/sgnht/claims/SGNHT-STab1.json"]
+    if SGNHT["tau_study"]["activate"]:
+        out += ["results/sgnht/tables/TauStudy.csv", "results/sgnht/tables/TauStudy.md",
+                "results/sgnht/claims/SGNHT-Fig2d-tau-study.json"]
     if SGNHT["ml"]["activate"]:
-        out += ["results/sgnht/figures/Fig3.png", "results/sgnht/claims/SGNHT-Fig3.json"]
+        out += ["results/sgnht/figures/Fig3.png"] + sgnht_claim_files("Fig3")
         for tab in ["STab2", "STab3"]:
             out += [f"results/sgnht/tables/{tab}.csv", f"results/sgnht/tables/{tab}.md", f"results/sgnht/claims/SGNHT-{tab}.json"]
     return out
