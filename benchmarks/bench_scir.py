@@ -213,10 +213,11 @@ def bench_threads(repeats, K=50, batch=50, warm=30, h=0.02, n_iter=5):
 
 
 def wiki_run(method, h, tau, kappa, beta, K=50, batch=50, n_iter=200, every=20, n_test=300, seed=0, alpha=0.1,
-             sweeps=20, burn=10):
+             sweeps=20, burn=10, avg_window=0, avg_every=5):
     """One chain of SCIR or SGRLD on the Wikipedia train split through ``run_chain``; held-out perplexity
     (document completion, ``heldout_loglik`` on the first ``n_test`` test documents, the current sample's
-    topics) every ``every`` iterations. Returns a list of rows (iteration, docs seen, perplexity, sampler s)."""
+    topics) every ``every`` iterations; with ``avg_window`` also with the topics averaged over the last
+    ``avg_window`` samples taken every ``avg_every`` iterations (``perplexity_avg``). Returns a list of rows (iteration, docs seen, perplexity, sampler s)."""
     from scalable_bayes import samplers
     from scalable_bayes.evaluation.heldout import heldout_loglik
 
@@ -226,30 +227,44 @@ def wiki_run(method, h, tau, kappa, beta, K=50, batch=50, n_iter=200, every=20, 
     Xte = c.counts[test]
     m = SimplexLDA(c.counts[train], K, alpha=alpha, beta=beta, sweeps=sweeps, burn=burn)
     rows = []
+    recent = []  # topics of the last ``avg_window`` samples taken every ``avg_every`` iterations
 
     def cb(step, state):
-        ll = heldout_loglik(m.topics(state.position), Xte, alpha, n_sweeps=20, seed=0)
-        return float(np.exp(-ll))
+        pi = m.topics(state.position)
+        if avg_window:
+            recent.append(pi)
+            del recent[:-avg_window]
+        if step % every:
+            return None
+        ll = heldout_loglik(pi, Xte, alpha, n_sweeps=20, seed=0)
+        out = {"perplexity": float(np.exp(-ll))}
+        if avg_window:
+            ll = heldout_loglik(np.mean(recent, axis=0), Xte, alpha, n_sweeps=20, seed=0)
+            out["perplexity_avg"] = float(np.exp(-ll))
+        return out
 
     alg = samplers.scir() if method == "SCIR" else samplers.sgrld()
     try:
         res = samplers.run_chain(alg, m.model(), m.init_position(seed), seed=seed, n_steps=n_iter, step_size=h,
-                                 batch_size=batch, step_decay=(tau, kappa), checkpoint_every=every, callback=cb)
+                                 batch_size=batch, step_decay=(tau, kappa),
+                                 checkpoint_every=avg_every if avg_window else every, callback=cb)
     except Exception as err:  # a divergence is a result of the sweep
         return [{"method": method, "h": h, "tau": tau, "kappa": kappa, "beta": beta, "error": str(err)[:120]}]
-    for (step, perp), wall in zip(res.callback_values, res.checkpoint_wall):
+    for (step, val), wall in zip(res.callback_values, res.checkpoint_wall):
+        if val is None:
+            continue
         rows.append({"method": method, "h": h, "tau": tau, "kappa": kappa, "beta": beta, "K": K, "iter": step,
-                     "docs": step * batch, "perplexity": perp, "sampler_s": float(wall),
+                     "docs": step * batch, **val, "sampler_s": float(wall),
                      "s_per_iter": float(wall) / step, "threads": numba.get_num_threads()})
     return rows
 
 
-def bench_wiki(configs, out_path, n_iter=200, every=20):
+def bench_wiki(configs, out_path, n_iter=200, every=20, avg_window=0):
     for cfg in configs:
         method, h, tau, kappa, beta, *rest = cfg.split(":")
         seed = int(rest[0]) if rest else 0
         rows = wiki_run(method, float(h), float(tau), float(kappa), float(beta), n_iter=n_iter, every=every,
-                        seed=seed)
+                        seed=seed, avg_window=avg_window)
         for r in rows:
             r["seed"] = seed
         with open(out_path, "a") as fh:
@@ -268,6 +283,8 @@ def main():
     ap.add_argument("--wiki-out", default="scir_wiki.jsonl")
     ap.add_argument("--wiki-iters", type=int, default=200)
     ap.add_argument("--wiki-every", type=int, default=20)
+    ap.add_argument("--wiki-avg", type=int, default=0, help="also score topics averaged over this many samples, "
+                    "one every 5 iterations")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()}", flush=True)
     out = {}
@@ -279,7 +296,7 @@ def main():
     if "threads" in parts:
         out["threads"] = bench_threads(args.repeats)
     if "wiki" in parts:
-        bench_wiki(args.wiki, args.wiki_out, args.wiki_iters, args.wiki_every)
+        bench_wiki(args.wiki, args.wiki_out, args.wiki_iters, args.wiki_every, args.wiki_avg)
     print(f"load average at end: {os.getloadavg()}", flush=True)
     if args.out:
         import pandas as pd
