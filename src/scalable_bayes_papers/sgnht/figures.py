@@ -57,10 +57,11 @@ def plot_sfig4(summary: pd.DataFrame, traces: pd.DataFrame, path) -> None:
     with style():
         fig, ax = plt.subplots(figsize=(5.5, 3.2))
         t = traces[traces["variant"] == "SGNHT"]
-        for k, (seed, ts) in enumerate(t.groupby("seed")):
-            ts = ts.sort_values("step")
-            ax.plot(ts["step"], ts["xi"], color=f"C{k}", lw=0.5, alpha=0.45)
-            ax.plot(ts["step"], ts["xi_running_mean"], color=f"C{k}", lw=1.6, label=f"seed {seed}: running mean")
+        groups = [(k, seed, ts.sort_values("step")) for k, (seed, ts) in enumerate(t.groupby("seed"))]
+        for k, seed, ts in groups:  # every instantaneous trace first, so no running mean is hidden under one
+            ax.plot(ts["step"], ts["xi"], color=f"C{k}", lw=0.4, alpha=0.3, label=f"seed {seed}: ξ")
+        for k, seed, ts in groups:
+            ax.plot(ts["step"], ts["xi_running_mean"], color=f"C{k}", lw=1.8, label=f"seed {seed}: running mean")
         ax.axhline(B, color="k", ls="--", lw=1, label=f"B = {B:g}")
         ax.axhspan(B - 0.1, B + 0.1, color="0.8", alpha=0.5, lw=0)
         ax.set_xscale("log")
@@ -110,7 +111,7 @@ def plot_fig2(kv_density, kv_traces, ng_summary, path) -> None:
 
 def _tau_panel(ax, ng_summary) -> None:
     """Fig. 2 panel 4: RMSE vs tau per (method, h, A), tau with its 95% interval (tables.tau_summary) as a
-    horizontal bar; cell labels offset by method (SGHMC below-right, SGNHT above-left) so they do not collide."""
+    horizontal bar; colour = (h, A) cell as in panels 1-3, marker = method (no text labels: they collided)."""
     from .tables import tau_summary
 
     keys = ["method", "h", "A"]
@@ -121,21 +122,27 @@ def _tau_panel(ax, ng_summary) -> None:
     else:
         s = s.merge(ng_summary.groupby(keys)["tau"].mean().reset_index(), on=keys)
         s["tau_ci_low"] = s["tau_ci_high"] = s["tau"]
-    for method, mk, col, off, ha, va in [("SGHMC", "o", "C2", (4, -4), "left", "top"),
-                                         ("SGNHT", "s", "C0", (-4, 4), "right", "bottom")]:
-        ss = s[s["method"] == method]
-        lo = (ss["tau"] - ss["tau_ci_low"].clip(lower=1e-3)).clip(lower=0)
-        hi = (ss["tau_ci_high"] - ss["tau"]).clip(lower=0)
-        ax.errorbar(ss["tau"], ss["rmse"], xerr=[lo, hi], fmt=mk, color=col, ms=5, capsize=2, lw=0.8, label=method)
-        for _, r in ss.iterrows():
-            ax.annotate(f"h={r['h']:g}\nA={r['A']:g}", (r["tau"], r["rmse"]), xytext=off, textcoords="offset points",
-                        fontsize=6, color=col, ha=ha, va=va)
+    from matplotlib.lines import Line2D
+
+    cells = sorted({(h, A) for h, A in zip(s["h"], s["A"])})  # same colours as panels 1-3
+    floor = 0.3 * float(s["tau"].min())  # a lower CI bound below this (or below 0) is drawn as an arrow
+    for _, r in s.iterrows():
+        col = f"C{cells.index((r['h'], r['A']))}"
+        filled = r["method"] == "SGNHT"
+        lo = max(r["tau_ci_low"], floor)
+        ax.plot([lo, r["tau_ci_high"]], [r["rmse"]] * 2, color=col, lw=1.0)
+        if r["tau_ci_low"] < floor:
+            ax.annotate("", (lo, r["rmse"]), xytext=(lo * 1.6, r["rmse"]), arrowprops=dict(arrowstyle="->", color=col, lw=1.0))
+        ax.plot(r["tau"], r["rmse"], "s" if filled else "o", ms=6, color=col, mfc=col if filled else "white", mew=1.5)
+    handles = [Line2D([], [], ls="", marker="o", color="0.3", mfc="white", mew=1.5, label="SGHMC"),
+               Line2D([], [], ls="", marker="s", color="0.3", label="SGNHT")]
+    handles += [Line2D([], [], color=f"C{k}", lw=2, label=_cell_label(h, A)) for k, (h, A) in enumerate(cells)]
+    ax.legend(handles=handles, fontsize=6, loc="upper right")
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels (2x10^1, 3x10^1, ...) collided
     ax.set_xlabel("autocorrelation time of μ+γ (95% CI)")
     ax.set_ylabel("RMSE of density")
-    ax.margins(x=0.25, y=0.15)
-    ax.legend(fontsize=7)
+    ax.margins(x=0.1, y=0.1)
 
 
 def plot_sfig5(kv_traces, path) -> None:
