@@ -21,7 +21,7 @@ a core on an overloaded machine), (b) also with the wall clock; (c) is wall time
     blocks in parallel, per-block counter-seeded keys), to show what parallelising the step would give.
 (d) ``wiki`` (settings study, not a speed test): SCIR / SGRLD chains on the Wikipedia train split through
     ``run_chain`` with the step schedule h_m = h (1 + m / tau)^-kappa, held-out perplexity by document
-    completion every ``--wiki-every`` iterations on 300 test documents; configs ``METHOD:h:tau:kappa:beta[:seed]``, rows
+    completion every ``--wiki-every`` iterations on 300 test documents; configs ``METHOD:h:tau:kappa:beta[:seed[:alpha]]``, rows
     appended to ``--wiki-out`` (JSON lines).
 
 Usage: .venv/bin/python benchmarks/bench_scir.py [--parts cir,iter,threads] [--repeats 5] [--out results/benchmarks]
@@ -263,10 +263,12 @@ def bench_wiki(configs, out_path, n_iter=200, every=20, avg_window=0):
     for cfg in configs:
         method, h, tau, kappa, beta, *rest = cfg.split(":")
         seed = int(rest[0]) if rest else 0
+        alpha = float(rest[1]) if len(rest) > 1 else 0.1
         rows = wiki_run(method, float(h), float(tau), float(kappa), float(beta), n_iter=n_iter, every=every,
-                        seed=seed, avg_window=avg_window)
+                        seed=seed, avg_window=avg_window, alpha=alpha)
         for r in rows:
             r["seed"] = seed
+            r["alpha"] = alpha
         with open(out_path, "a") as fh:
             for r in rows:
                 fh.write(json.dumps(r) + "\n")
