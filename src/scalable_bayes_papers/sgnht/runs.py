@@ -134,9 +134,15 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
     summ, dens, trac = [], [], []
     for h, A in grid:
         for method, alg in _grid_algs(A):
-            res = run_chain(alg, model, [0.0, 1.0], seed=seed, n_steps=n_steps, step_size=h, batch_size=batch_size,
-                            burnin=burnin)
             lab = dict(method=method, h=h, A=A, seed=seed)
+            try:
+                res = run_chain(alg, model, [0.0, 1.0], seed=seed, n_steps=n_steps, step_size=h, batch_size=batch_size,
+                                burnin=burnin)
+            except DivergenceError as err:  # e.g. SGHMC (B-hat = 0) at h = 0.01, A = 1 with N = 1000: recorded, not fatal
+                logger.warning("%s", err)
+                summ.append({**lab, "n_steps": n_steps, "n_data": n_data, "batch_size": batch_size, "diverged": True,
+                             "rmse": np.nan, "tau": np.nan, "tau_se": np.nan, "tau_reliable": False})
+                continue
             rm = {}
             for j, par in enumerate(["mu", "gamma"]):
                 dist = post[par]
@@ -147,7 +153,7 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
             obs = res.samples[:, 0] + res.samples[:, 1]
             sk = mcmc.integrated_autocorrelation_time(obs, method="sokal")
             bm = mcmc.integrated_autocorrelation_time(obs, method="batch_means")
-            summ.append({**lab, "n_steps": n_steps, "n_data": n_data, "batch_size": batch_size,
+            summ.append({**lab, "n_steps": n_steps, "n_data": n_data, "batch_size": batch_size, "diverged": False,
                          "rmse": 0.5 * (rm["mu"] + rm["gamma"]), "rmse_mu": rm["mu"],
                          "rmse_gamma": rm["gamma"], "tau": sk.tau, "tau_se": sk.se, "tau_window": sk.window,
                          "tau_reliable": sk.reliable,

@@ -22,14 +22,17 @@ def tau_summary(g: pd.DataFrame) -> pd.Series:
     cross-check estimates. With >= 3 seeds the interval is the t-interval over seeds (mean +/- t sd / sqrt(k));
     with fewer it is mean +/- 1.96 x the pooled within-chain se (sqrt(mean se^2 / k)), which is all 1-2 seeds
     can say. ``tau_geyer`` is ArviZ's draws / ESS (the estimate used before issue 17), for comparison."""
+    div = g["diverged"].fillna(False).astype(bool) if "diverged" in g else pd.Series(False, index=g.index)
+    n_div = int(div.sum())
+    g = g[~div]  # a diverged chain has no tau
     k = int(g["seed"].nunique())
     tau = g["tau"].to_numpy(dtype=float)
-    m = float(tau.mean())
+    m = float(tau.mean()) if k else np.nan
     sd = float(tau.std(ddof=1)) if k > 1 else np.nan
-    se_within = float(np.sqrt(np.mean(g["tau_se"].to_numpy(dtype=float) ** 2) / k))
+    se_within = float(np.sqrt(np.mean(g["tau_se"].to_numpy(dtype=float) ** 2) / k)) if k else np.nan
     half = float(stats.t.ppf(0.975, k - 1) * sd / np.sqrt(k)) if k >= 3 else 1.96 * se_within
     out = {"tau": m, "tau_sd": sd, "tau_se_within": se_within, "tau_ci_low": m - half, "tau_ci_high": m + half,
-           "tau_ci": "t over seeds" if k >= 3 else "within-chain se", "n_seeds": k}
+           "tau_ci": "t over seeds" if k >= 3 else "within-chain se", "n_seeds": k, "n_diverged": n_div}
     if "tau_reliable" in g:
         out["tau_reliable"] = bool(g["tau_reliable"].all())  # every chain >= 20 Sokal windows long
     for col in ("tau_bm", "tau_geyer"):
@@ -39,6 +42,7 @@ def tau_summary(g: pd.DataFrame) -> pd.Series:
 
 
 def _tau_table(ng_summary: pd.DataFrame, keys) -> pd.DataFrame:
+    # rmse over the chains that did not diverge (NaN if every chain of the cell diverged; n_diverged says so)
     rm = ng_summary.groupby(keys).agg(rmse=("rmse", "mean"), rmse_sd=("rmse", "std")).reset_index()
     tau = ng_summary.groupby(keys)[list(ng_summary.columns)].apply(tau_summary).reset_index()
     return rm.merge(tau, on=keys)
