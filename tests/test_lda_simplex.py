@@ -97,6 +97,12 @@ def test_bad_settings_raise(small, kw, match):
         SimplexLDA(X, **args)
 
 
+def test_documents_out_of_range_raise(small):
+    m = SimplexLDA(small[0], 3)
+    with pytest.raises(ValueError, match="document indices"):
+        m.topic_counts(m.init_position(0), np.array([0, 12]), seed=1)
+
+
 def test_negative_counts_raise():
     X = sp.csr_matrix(np.array([[1, 2, 0], [0, -1, 3]]))
     with pytest.raises(ValueError, match="non-negative integers"):

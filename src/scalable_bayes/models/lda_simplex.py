@@ -234,7 +234,10 @@ class SimplexLDA:
         theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(-1)
         if theta.shape[0] != self.dim:
             raise ValueError(f"SimplexLDA: theta has {theta.shape[0]} entries, expected K*V = {self.dim}")
-        docs = np.ascontiguousarray(docs, dtype=np.int64)
+        docs = np.ascontiguousarray(docs, dtype=np.int64).reshape(-1)
+        if docs.size == 0 or docs.min() < 0 or docs.max() >= self.D:
+            raise ValueError(f"SimplexLDA: docs must be a non-empty list of document indices in [0, {self.D}); "
+                             f"the kernel does not check bounds")
         out = np.empty(self.dim)
         if not topics_transposed(theta, self.K, self.V, self._pi_t):
             out[:] = np.nan
