@@ -17,8 +17,7 @@ a core on an overloaded machine), (b) also with the wall clock; (c) is wall time
     state (a state after ``--warm`` SCIR iterations, so theta has its sparse shape): the iteration is the
     model's count estimate n^ plus the sampler's step; also the step kernels alone.
 (c) ``threads``: SCIR on LDA (the same iteration) in documents per second with 1 and 2 Numba threads.
-    (b) and (c) also time ``scir_step_blocks``, a benchmark-only prototype of a parallel SCIR step (topic
-    blocks in parallel, per-block counter-seeded keys), to show what parallelising the step would give.
+    Both step kernels run the topic blocks in parallel (per-block counter-seeded keys).
 (d) ``wiki`` (settings study, not a speed test): SCIR / SGRLD chains on the Wikipedia train split through
     ``run_chain`` with the step schedule h_m = h (1 + m / tau)^-kappa, held-out perplexity by document
     completion every ``--wiki-every`` iterations on 300 test documents; configs ``METHOD:h:tau:kappa:beta[:seed[:alpha]]``, rows
@@ -31,45 +30,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import time
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from scalable_bayes.corpora.store import load_corpus
 from scalable_bayes.manifolds import cir_constants, cir_transition
 from scalable_bayes.models.lda_simplex import SimplexLDA
-from scalable_bayes.rng import GOLDEN, make_key, mix64, next_u64, partial_shuffle, stream
+from scalable_bayes.rng import make_key, partial_shuffle
 from scalable_bayes.samplers.simplex import scir_step, sgrld_step
 
-WIKI = os.environ.get("SCIR_BENCH_CORPUS", "/work/main/data/processed/wikipedia")
+WIKI = os.environ.get("SCIR_BENCH_CORPUS", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "processed", "wikipedia"))
 
 
 @njit  # not cached: Numba's cache would not notice an edit of cir_transition (another module)
 def cir_loop(key, theta, a, c, r, out):
     for j in range(theta.shape[0]):
         out[j] = cir_transition(key, theta[j], a, c, r)
-
-
-@njit(parallel=True)  # not cached (see cir_loop)
-def scir_step_blocks(x, g, seed, h, hyper):
-    """PROTOTYPE, benchmark only (not the library's ``scir_step``): the SCIR step with the topic blocks in
-    parallel, block b drawing from a xoroshiro key seeded from the counter stream (seed, b, 0), so the
-    result does not depend on the thread count. Shows what a parallel step would give."""
-    n = x.shape[0]
-    block = np.int64(hyper[0])
-    c = -math.expm1(-h)
-    r = 1.0 / math.expm1(h)
-    for b in prange(n // block):
-        key = np.empty(2, np.uint64)
-        s0 = stream(seed, b, 0)
-        key[0] = mix64(s0)
-        key[1] = mix64(s0 + GOLDEN) | np.uint64(1)
-        for j in range(b * block, (b + 1) * block):
-            x[j] = cir_transition(key, x[j], hyper[1 + j] + g[j], c, r)
 
 
 def _best(xs):
@@ -135,8 +115,7 @@ def bench_iter(repeats, K=50, batch=50, warm=30, h=0.02):
     m, x0, hyper, docs = _lda_state(K, warm, batch)
     print(f"state after {warm} SCIR iterations; batch tokens {int(m.doc_len[docs].sum())}", flush=True)
     p = np.zeros(0)
-    kern = {"SCIR": scir_step, "SGRLD": sgrld_step,
-            "SCIRblocks": lambda x, p, xi, g, key, h, hyper: scir_step_blocks(x, g, np.uint64(next_u64(key)), h, hyper)}
+    kern = {"SCIR": scir_step, "SGRLD": sgrld_step}
     g = m.grad(x0, docs, make_key(1))
     for f in kern.values():  # compile
         f(x0.copy(), p, p, g, make_key(2), h, hyper)
@@ -167,7 +146,6 @@ def bench_iter(repeats, K=50, batch=50, warm=30, h=0.02):
     row["iter_ratio_cpu_min"] = row["SCIR_iter_cpu_ms_min"] / row["SGRLD_iter_cpu_ms_min"]
     row["step_ratio_min"] = row["SCIR_step_ms_min"] / row["SGRLD_step_ms_min"]
     row["step_ratio_cpu_min"] = row["SCIR_step_cpu_ms_min"] / row["SGRLD_step_cpu_ms_min"]
-    row["iter_ratio_blocks_min"] = row["SCIRblocks_iter_ms_min"] / row["SGRLD_iter_ms_min"]
     row["scir_ns_per_entry"] = row["SCIR_step_ms_min"] * 1e6 / m.dim
     row["scir_cpu_ns_per_entry"] = row["SCIR_step_cpu_ms_min"] * 1e6 / m.dim
     print(json.dumps(row), flush=True)
@@ -178,10 +156,10 @@ def bench_threads(repeats, K=50, batch=50, warm=30, h=0.02, n_iter=5):
     m, x0, hyper, _ = _lda_state(K, warm, batch)
     p = np.zeros(0)
     rows = []
-    res = {(1, False): [], (2, False): [], (1, True): [], (2, True): []}
+    res = {1: [], 2: []}
     bkey0 = make_key(7)
     for _ in range(repeats):
-        for nt, blocks in res:
+        for nt in res:
             numba.set_num_threads(nt)
             x = x0.copy()
             key = make_key(4)
@@ -192,22 +170,17 @@ def bench_threads(repeats, K=50, batch=50, warm=30, h=0.02, n_iter=5):
             for _ in range(n_iter):
                 partial_shuffle(bkey, perm, batch)
                 g = m.grad(x, perm[:batch], key)
-                if blocks:
-                    scir_step_blocks(x, g, np.uint64(next_u64(key)), h, hyper)
-                else:
-                    scir_step(x, p, p, g, key, h, hyper)
+                scir_step(x, p, p, g, key, h, hyper)
                 ndocs += batch
-            res[nt, blocks].append(ndocs / (time.perf_counter() - t))
+            res[nt].append(ndocs / (time.perf_counter() - t))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     row = {"K": K, "batch": batch, "iters_per_repeat": n_iter}
-    for (nt, blocks), v in res.items():
-        tag = f"{nt}t" + ("_blocks" if blocks else "")
+    for nt, v in res.items():
+        tag = f"{nt}t"
         row[f"docs_per_s_{tag}_max"] = float(np.max(v))
         row[f"docs_per_s_{tag}_med"] = float(np.median(v))
     row["speedup_best"] = row["docs_per_s_2t_max"] / row["docs_per_s_1t_max"]
     row["speedup_med"] = row["docs_per_s_2t_med"] / row["docs_per_s_1t_med"]
-    row["speedup_blocks_best"] = row["docs_per_s_2t_blocks_max"] / row["docs_per_s_1t_blocks_max"]
-    row["speedup_blocks_med"] = row["docs_per_s_2t_blocks_med"] / row["docs_per_s_1t_blocks_med"]
     print(json.dumps(row), flush=True)
     return rows + [row]
 

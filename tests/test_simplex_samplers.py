@@ -287,3 +287,33 @@ def test_normalise_blocks_maps_each_block_to_the_simplex():
     normalise_blocks(th, 3, out)
     assert np.allclose(out, [0.25, 0.75, 0.0, 0.25, 0.25, 0.5])
     assert np.allclose(GammaSimplex(2, 3, 1.0).to_simplex(th).sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("step_name", ["scir_step", "sgrld_step"])
+def test_parallel_block_steps_do_not_depend_on_the_thread_count(step_name):
+    """The step kernels run blocks in parallel with one key per block: 1 and 2 threads draw the same chain."""
+    import numba
+
+    from scalable_bayes.samplers import simplex as sx
+
+    step = getattr(sx, step_name)
+    K, V = 7, 30
+    gen = np.random.default_rng(0)
+    hyper = np.concatenate([[float(V)], np.full(K * V, 0.05)])
+    outs = []
+    for threads in (1, 2):
+        prev = numba.get_num_threads()
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            x = gen.gamma(1.0, 1.0, K * V) if not outs else x0.copy()
+            if not outs:
+                x0 = x.copy()
+            key = rng.make_key(12)
+            for t in range(20):
+                g = np.random.default_rng(t).poisson(3.0, K * V).astype(float)
+                step(x, np.zeros(0), np.zeros(1), g, key, 0.05, hyper)
+            outs.append(x.copy())
+        finally:
+            numba.set_num_threads(prev)
+    assert np.all(np.isfinite(outs[0])) and np.all(outs[0] >= 0)
+    assert np.array_equal(outs[0], outs[1])

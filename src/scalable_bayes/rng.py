@@ -19,7 +19,8 @@ state of the stream of (seed, a, b), e.g. (seed, iteration, document), is comput
 numbers alone (:func:`stream`), with no state carried from one document to the next; the numbers a
 document sees therefore do not depend on which thread processes it or on the thread count (the LDA
 engines and document completion). The state is a ``uint64`` scalar: :func:`next_uniform` returns
-the advanced state with the draw. :func:`mix64`, :func:`stream`, :func:`next_uniform`.
+the advanced state with the draw. :func:`mix64`, :func:`stream`, :func:`next_uniform`;
+:func:`key_from_stream` seeds a xoroshiro key from a stream (per-block keys of a parallel kernel).
 
 **Either generator.** :func:`draw_uniform` ``(rng) -> (rng, u)`` accepts a key (advanced in place and
 returned as is) or a stream state (the advanced state returned), so a kernel that only needs
@@ -221,6 +222,15 @@ def stream(seed, a, b):
     s = mix64(s ^ (np.uint64(a) * _M1 + GOLDEN))
     s = mix64(s ^ (np.uint64(b) * _M2 + GOLDEN))
     return s
+
+
+@njit(inline="always", cache=True)
+def key_from_stream(seed, a, b, out):
+    """Fill ``out`` (uint64[2]) with a xoroshiro state derived from the stream (seed, a, b): a key for
+    a parallel worker (e.g. one block of a parameter vector) that depends on (seed, a, b) only."""
+    s0 = stream(seed, a, b)
+    out[0] = mix64(s0)
+    out[1] = mix64(s0 + GOLDEN) | np.uint64(1)  # never the all-zero state
 
 
 @njit(inline="always", cache=True)

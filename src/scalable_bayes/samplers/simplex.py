@@ -20,7 +20,10 @@ Dirichlet prior) to the kernel constants ``hyper``.
   Step convention: h is the *time* advanced per step, the same as SCIR's h (Patterson & Teh write
   theta + (eps/2) g + sqrt(eps theta) xi, i.e. eps = 2h); each method's h is tuned separately anyway.
 
-Both kernels allocate nothing, take their randomness from the chain's key and return (NaN, 0).
+Both kernels run the blocks in parallel (Numba ``prange``): per step they take one 64-bit draw from the
+chain's key, and block b draws from the xoroshiro key of the stream (that draw, b, 0)
+(:func:`scalable_bayes.rng.key_from_stream`), so a chain is the same for any thread count. One small
+array of per-block keys is allocated per step; the loops over entries allocate nothing. They return (NaN, 0).
 """
 
 from __future__ import annotations
@@ -30,55 +33,70 @@ import math
 import numpy as np
 from numba import njit
 
+from numba import prange
+
 from ..manifolds.simplex import cir_transition
-from ..rng import normal_pair
+from ..rng import key_from_stream, next_u64, normal_pair
 from .base import SamplingAlgorithm
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def scir_step(x, p, xi, g, key, h, hyper):
     """SCIR, Alg. 1: theta_j <- CIR transition over h with parameter a^_j = alpha_j + n^_j (``g`` = n^).
 
-    ``hyper`` = [block_size, alpha_0 .. alpha_{n-1}]. A non-finite or negative n^ yields NaN in x (the
-    driver stops with the step number).
-    """
-    n = x.shape[0]
-    c = -math.expm1(-h)
-    r = 1.0 / math.expm1(h)
-    for j in range(n):
-        a = hyper[1 + j] + g[j]
-        if not (a > 0.0):
-            x[j] = np.nan
-            continue
-        x[j] = cir_transition(key, x[j], a, c, r)
-    return np.nan, 0.0
-
-
-@njit(cache=True)
-def sgrld_step(x, p, xi, g, key, h, hyper):
-    """SGRLD, expanded-mean parametrisation with mirroring (Patterson & Teh 2013): see the module docstring.
-
-    ``hyper`` = [block_size, alpha_0 .. alpha_{n-1}], ``g`` = n^. Blocks are updated with their omega and
-    n^_b taken before the step.
+    ``hyper`` = [block_size, alpha_0 .. alpha_{n-1}]. A non-finite or negative a^ yields NaN in x (the
+    driver stops with the step number). Blocks in parallel, one key per block (module docstring).
     """
     n = x.shape[0]
     block = np.int64(hyper[0])
+    nb = n // block
+    c = -math.expm1(-h)
+    r = 1.0 / math.expm1(h)
+    seed = next_u64(key)
+    keys = np.empty((nb, 2), np.uint64)
+    for b in prange(nb):
+        kb = keys[b]
+        key_from_stream(seed, b, 0, kb)
+        for j in range(b * block, (b + 1) * block):
+            a = hyper[1 + j] + g[j]
+            if not (a > 0.0):
+                x[j] = np.nan
+            else:
+                x[j] = cir_transition(kb, x[j], a, c, r)
+    return np.nan, 0.0
+
+
+@njit(parallel=True, cache=True)
+def sgrld_step(x, p, xi, g, key, h, hyper):
+    """SGRLD, expanded-mean parametrisation with mirroring (Patterson & Teh 2013): see the module docstring.
+
+    ``hyper`` = [block_size, alpha_0 .. alpha_{n-1}], ``g`` = n^. Each block is updated with its omega and
+    n^_b taken before the step. Blocks in parallel, one key per block (module docstring).
+    """
+    n = x.shape[0]
+    block = np.int64(hyper[0])
+    nb = n // block
     s2h = np.sqrt(2.0 * h)
-    for s in range(0, n, block):
+    seed = next_u64(key)
+    keys = np.empty((nb, 2), np.uint64)
+    for b in prange(nb):
+        kb = keys[b]
+        key_from_stream(seed, b, 0, kb)
+        s = b * block
         tot = 0.0
-        nb = 0.0
+        nbk = 0.0
         for j in range(s, s + block):
             tot += x[j]
-            nb += g[j]
+            nbk += g[j]
         inv = 1.0 / tot
         j = s
         while j < s + block:
-            z0, z1 = normal_pair(key)
+            z0, z1 = normal_pair(kb)
             t = x[j]
-            x[j] = abs(t + h * (hyper[1 + j] + g[j] - t - t * inv * nb) + s2h * np.sqrt(t) * z0)
+            x[j] = abs(t + h * (hyper[1 + j] + g[j] - t - t * inv * nbk) + s2h * np.sqrt(t) * z0)
             if j + 1 < s + block:
                 t = x[j + 1]
-                x[j + 1] = abs(t + h * (hyper[2 + j] + g[j + 1] - t - t * inv * nb) + s2h * np.sqrt(t) * z1)
+                x[j + 1] = abs(t + h * (hyper[2 + j] + g[j + 1] - t - t * inv * nbk) + s2h * np.sqrt(t) * z1)
             j += 2
     return np.nan, 0.0
 
