@@ -139,7 +139,7 @@ def test_cir_small_shape_gamma_follows_the_gamma_law(a):
     """The GS gamma draw the CIR transition uses below shape 1 (both branches of its proposal), KS test."""
     import scipy.stats as st
 
-    from scalable_bayes.manifolds.simplex import _gamma_below_one
+    from scalable_bayes.rng import _gamma_below_one
 
     key = make_key(21)
     x = np.array([_gamma_below_one(key, a) for _ in range(6000)])

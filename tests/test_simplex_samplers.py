@@ -317,3 +317,15 @@ def test_parallel_block_steps_do_not_depend_on_the_thread_count(step_name):
             numba.set_num_threads(prev)
     assert np.all(np.isfinite(outs[0])) and np.all(outs[0] >= 0)
     assert np.array_equal(outs[0], outs[1])
+
+
+def test_ziggurat_normal_is_standard_normal_in_the_body_and_the_tails():
+    from scalable_bayes.rng import ziggurat_normal
+
+    key = rng.make_key(21)
+    z = _draws(ziggurat_normal, 200000, key)
+    assert st.kstest(z, st.norm.cdf).pvalue > 1e-3
+    tail = np.abs(z[np.abs(z) > 3.0])  # the layer-0 tail beyond r = 3.654 and the wedges near it
+    assert abs(len(tail) / len(z) - 2 * st.norm.sf(3.0)) < 4 * math.sqrt(2 * st.norm.sf(3.0) / len(z))
+    assert st.kstest(tail, lambda x: 1 - st.norm.sf(x) / st.norm.sf(3.0)).pvalue > 1e-3
+    assert abs(np.mean(z > 0) - 0.5) < 4 * math.sqrt(0.25 / len(z))

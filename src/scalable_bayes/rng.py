@@ -10,9 +10,9 @@ the key and advances it in place, so a chain's randomness is fully determined by
 from, independent of Numba's global generator. Uniform doubles from the top 53 bits; normals by the
 Marsaglia polar method (exact, no tables). :func:`make_key`, :func:`as_key`, :func:`uniform`,
 :func:`uniform_int`, :func:`normal_pair`, :func:`normal`, :func:`fill_normal`,
-:func:`partial_shuffle`. Non-uniform variates from a key: :func:`gamma` and :func:`log_gamma` (Marsaglia & Tsang 2000;
-shapes below 1 by the boost Gamma(a) = Gamma(a + 1) U^(1/a)), :func:`poisson` (inversion below mean 10,
-Hoermann's 1993 transformed rejection PTRS above), :func:`beta`.
+:func:`partial_shuffle`. Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`gamma` (Marsaglia & Tsang 2000 above shape 1,
+Ahrens & Dieter's GS below), :func:`log_gamma` (exact in logs for tiny shapes), :func:`poisson`
+(inversion below mean 10, Hoermann's 1993 PTRS above), :func:`beta`.
 
 **Counter-based streams (SplitMix64, Steele, Lea & Flood 2014), for parallel kernels.** The initial
 state of the stream of (seed, a, b), e.g. (seed, iteration, document), is computed from the three
@@ -284,55 +284,64 @@ def draw_index(rng, n):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def log_gamma(key, a):
-    """log of one Gamma(a, 1) draw, a > 0 (NaN for a <= 0 or non-finite a: callers check).
+def _ziggurat_tables():
+    """Tables of the 256-layer ziggurat for N(0, 1) (Marsaglia & Tsang 2000, "The ziggurat method for
+    generating random variables"; the 52-bit layout of numpy's generator): right edges x_i (``wi`` = x_i /
+    2^52), densities f(x_i) (``fi``), inner-rectangle thresholds (``ki`` = x_(i-1) / x_i 2^52); layer 0 is
+    the base strip with the tail beyond r."""
+    r, v, m = 3.6541528853610088, 0.00492867323399, 2.0**52
+    ki = np.zeros(256, np.uint64)
+    wi = np.zeros(256)
+    fi = np.zeros(256)
+    dn = tn = r
+    q = v / math.exp(-0.5 * dn * dn)
+    ki[0] = np.uint64(int(dn / q * m))
+    wi[0], wi[255] = q / m, dn / m
+    fi[0], fi[255] = 1.0, math.exp(-0.5 * dn * dn)
+    for i in range(254, 0, -1):
+        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
+        ki[i + 1] = np.uint64(int(dn / tn * m))
+        tn = dn
+        fi[i] = math.exp(-0.5 * dn * dn)
+        wi[i] = dn / m
+    return ki, wi, fi, r
 
-    Marsaglia & Tsang (2000) for a >= 1; for a < 1 the boost Gamma(a) = Gamma(a + 1) U^(1/a), whose log
-    log Gamma(a + 1) + log(U) / a is finite for any a > 0 (for a = 1e-3 about half the draws lie below
-    1e-308, where the draw itself would round to 0).
-    """
-    if not (a > 0.0) or not np.isfinite(a):
-        return np.nan
-    boost = a < 1.0
-    aa = a + 1.0 if boost else a
-    d = aa - 1.0 / 3.0
-    c = 1.0 / np.sqrt(9.0 * d)
+
+_ZKI, _ZWI, _ZFI, _ZR = _ziggurat_tables()
+_M52 = np.uint64((1 << 52) - 1)
+
+
+@njit(cache=True)
+def ziggurat_normal(key):
+    """One N(0, 1) draw by the ziggurat (tables :func:`_ziggurat_tables`): one 64-bit draw in ~99% of the
+    calls. Layer from the top 8 bits, sign from bit 55, the 52-bit abscissa from bits 3..54 (the low bits
+    of xoroshiro128+ are its weakest and are not used); Marsaglia's exact tail beyond r."""
     while True:
-        x = normal(key)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        u = uniform(key)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2 or np.log(u) < 0.5 * x2 + d * (1.0 - v + np.log(v)):
-            break
-    lg = np.log(d * v)
-    if boost:
-        u = uniform(key)
-        while u == 0.0:
-            u = uniform(key)
-        lg += np.log(u) / a
-    return lg
+        u = next_u64(key)
+        i = np.int64(u >> np.uint64(56))
+        neg = (u >> np.uint64(55)) & np.uint64(1)
+        rabbit = (u >> np.uint64(3)) & _M52
+        x = np.float64(rabbit) * _ZWI[i]
+        if rabbit < _ZKI[i]:
+            return -x if neg else x
+        if i == 0:  # tail x > r
+            while True:
+                xx = -np.log1p(-uniform(key)) / _ZR
+                yy = -np.log1p(-uniform(key))
+                if yy + yy > xx * xx:
+                    return -(_ZR + xx) if neg else _ZR + xx
+        if (_ZFI[i - 1] - _ZFI[i]) * uniform(key) + _ZFI[i] < np.exp(-0.5 * x * x):
+            return -x if neg else x
 
 
 @njit(cache=True)
-def gamma(key, a):
-    """One Gamma(a, 1) draw, a > 0 (NaN for a <= 0 or non-finite a: callers check).
-
-    Marsaglia & Tsang (2000) for a >= 1 (no log taken on that path); for a < 1 ``exp`` of
-    :func:`log_gamma`, exact down to the smallest positive double (for a = 1e-3 about half the draws
-    lie below 1e-308 and round to 0.0, their correct double value).
-    """
-    if not (a > 0.0) or not np.isfinite(a):
-        return np.nan
-    if a < 1.0:
-        return np.exp(log_gamma(key, a))
+def _mt_gamma(key, a):
+    """Gamma(a, 1) for a >= 1: Marsaglia & Tsang (2000, "A simple method for generating gamma variables")
+    with the ziggurat normal."""
     d = a - 1.0 / 3.0
     c = 1.0 / np.sqrt(9.0 * d)
     while True:
-        x = normal(key)
+        x = ziggurat_normal(key)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
@@ -344,19 +353,77 @@ def gamma(key, a):
 
 
 @njit(cache=True)
+def _gamma_below_one(key, a):
+    """One Gamma(a, 1) draw for 0 < a < 1: Ahrens & Dieter's (1974) GS rejection (proposal a x^(a-1) on
+    [0, 1] and e^(1-x) on (1, inf), acceptance >= 0.72, tending to 1 as a -> 0), with the squeeze
+    e^-x >= 1 - x. Uniforms, one log and one exp per try; x = exp(log(p) / a) is exact down to the
+    smallest positive double (smaller draws round to 0.0, their correct double value), as :func:`gamma` promises."""
+    b = 1.0 + a * 0.36787944117144233  # 1 + a / e
+    while True:
+        p = b * uniform(key)
+        if p <= 1.0:
+            y = np.log(p) / a
+            # below log of half the smallest subnormal exp rounds to 0.0: skip libm's slow underflow path
+            x = np.exp(y) if y > -745.2 else 0.0
+            u = uniform(key)
+            if u <= 1.0 - x or u <= np.exp(-x):
+                return x
+        else:
+            v = (b - p) / a
+            if not (v > 0.0):
+                continue
+            x = -np.log(v)
+            u = uniform(key)
+            if u <= np.exp((a - 1.0) * np.log(x)):
+                return x
+
+
+@njit(cache=True)
+def gamma(key, a):
+    """One Gamma(a, 1) draw, a > 0 (NaN for a <= 0 or non-finite a: callers check): Marsaglia & Tsang for
+    a >= 1 (:func:`_mt_gamma`), Ahrens & Dieter's GS below 1 (:func:`_gamma_below_one`; draws below the
+    smallest positive double round to 0.0, their correct double value: for a = 1e-3 about half of them)."""
+    if not (a > 0.0) or not (a < np.inf):
+        return np.nan
+    if a < 1.0:
+        return _gamma_below_one(key, a)
+    return _mt_gamma(key, a)
+
+
+@njit(cache=True)
+def log_gamma(key, a):
+    """log of one Gamma(a, 1) draw, a > 0 (NaN for a <= 0 or non-finite a): for a < 1 by the boost
+    log Gamma(a + 1) + log(U) / a, which stays finite for any a > 0 (for a = 1e-3 about half the draws
+    lie below 1e-308, where the draw itself rounds to 0)."""
+    if not (a > 0.0) or not (a < np.inf):
+        return np.nan
+    if a >= 1.0:
+        return np.log(_mt_gamma(key, a))
+    lg = np.log(_mt_gamma(key, a + 1.0))
+    u = uniform(key)
+    while u == 0.0:
+        u = uniform(key)
+    return lg + np.log(u) / a
+
+
+@njit(cache=True)
 def poisson(key, lam):
     """One Poisson(lam) draw, lam >= 0 (returns -1 for a negative, non-finite or over-large lam, > 2^60).
 
-    lam < 10: sequential inversion; otherwise PTRS, the transformed rejection with squeeze of
-    Hoermann (1993, "The transformed rejection method for generating Poisson random variables").
+    lam < 10: sequential inversion, returning 0 at once when u <= 1 - lam (<= e^-lam, so the inversion
+    would return 0 too; no exp for the tiny means that dominate sparse models); otherwise PTRS, the
+    transformed rejection with squeeze of Hoermann (1993, "The transformed rejection method for generating
+    Poisson random variables"), taking log(lam) and lgamma only when its squeeze fails.
     """
     if not (lam >= 0.0) or not (lam <= 1.152921504606847e18):
         return np.int64(-1)
     if lam == 0.0:
         return np.int64(0)
     if lam < 10.0:
-        p = np.exp(-lam)
         u = uniform(key)
+        if u <= 1.0 - lam:
+            return np.int64(0)
+        p = np.exp(-lam)
         k = 0
         while u > p:
             u -= p
@@ -368,10 +435,8 @@ def poisson(key, lam):
                 k = 0
         return np.int64(k)
     slam = np.sqrt(lam)
-    loglam = np.log(lam)
     b = 0.931 + 2.53 * slam
     a = -0.059 + 0.02483 * b
-    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     vr = 0.9277 - 3.6224 / (b - 2.0)
     while True:
         u = uniform(key) - 0.5
@@ -382,7 +447,8 @@ def poisson(key, lam):
             return np.int64(k)
         if k < 0.0 or (us < 0.013 and v > us):
             continue
-        if np.log(v) + np.log(inv_alpha) - np.log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(k + 1.0):
+        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        if np.log(v) + np.log(inv_alpha) - np.log(a / (us * us) + b) <= -lam + k * np.log(lam) - math.lgamma(k + 1.0):
             return np.int64(k)
 
 

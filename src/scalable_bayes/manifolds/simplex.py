@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..rng import log_gamma, next_u64, uniform
+from ..rng import gamma, log_gamma, poisson, ziggurat_normal
 
 __all__ = ["GammaSimplex", "cir_transition", "cir_constants", "normalise_blocks", "dirichlet"]
 
@@ -43,146 +43,6 @@ def cir_constants(h: float) -> tuple[float, float]:
     return -math.expm1(-h), 1.0 / math.expm1(h)
 
 
-def _ziggurat_tables():
-    """Tables of the 256-layer ziggurat for N(0, 1) (Marsaglia & Tsang 2000, "The ziggurat method for
-    generating random variables"; the 52-bit layout of numpy's generator): right edges x_i (``wi`` = x_i /
-    2^52), densities f(x_i) (``fi``), inner-rectangle thresholds (``ki`` = x_(i-1) / x_i 2^52); layer 0 is
-    the base strip with the tail beyond r."""
-    r, v, m = 3.6541528853610088, 0.00492867323399, 2.0**52
-    ki = np.zeros(256, np.uint64)
-    wi = np.zeros(256)
-    fi = np.zeros(256)
-    dn = tn = r
-    q = v / math.exp(-0.5 * dn * dn)
-    ki[0] = np.uint64(int(dn / q * m))
-    wi[0], wi[255] = q / m, dn / m
-    fi[0], fi[255] = 1.0, math.exp(-0.5 * dn * dn)
-    for i in range(254, 0, -1):
-        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
-        ki[i + 1] = np.uint64(int(dn / tn * m))
-        tn = dn
-        fi[i] = math.exp(-0.5 * dn * dn)
-        wi[i] = dn / m
-    return ki, wi, fi, r
-
-
-_ZKI, _ZWI, _ZFI, _ZR = _ziggurat_tables()
-_M52 = np.uint64((1 << 52) - 1)
-
-
-@njit(cache=True)
-def _zig_normal(key):
-    """One N(0, 1) draw by the ziggurat (tables :func:`_ziggurat_tables`): one 64-bit draw in ~99% of the
-    calls. Layer from the top 8 bits, sign from bit 55, the 52-bit abscissa from bits 3..54 (the low bits
-    of xoroshiro128+ are its weakest and are not used); Marsaglia's exact tail beyond r."""
-    while True:
-        u = next_u64(key)
-        i = np.int64(u >> np.uint64(56))
-        neg = (u >> np.uint64(55)) & np.uint64(1)
-        rabbit = (u >> np.uint64(3)) & _M52
-        x = np.float64(rabbit) * _ZWI[i]
-        if rabbit < _ZKI[i]:
-            return -x if neg else x
-        if i == 0:  # tail x > r
-            while True:
-                xx = -np.log1p(-uniform(key)) / _ZR
-                yy = -np.log1p(-uniform(key))
-                if yy + yy > xx * xx:
-                    return -(_ZR + xx) if neg else _ZR + xx
-        if (_ZFI[i - 1] - _ZFI[i]) * uniform(key) + _ZFI[i] < np.exp(-0.5 * x * x):
-            return -x if neg else x
-
-
-@njit(cache=True)
-def _gamma_above_one(key, a):
-    """One Gamma(a, 1) draw for a >= 1: Marsaglia & Tsang (2000), as :func:`scalable_bayes.rng.gamma`, with
-    the ziggurat normal :func:`_zig_normal` in place of the polar one."""
-    d = a - 1.0 / 3.0
-    c = 1.0 / np.sqrt(9.0 * d)
-    while True:
-        x = _zig_normal(key)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        u = uniform(key)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2 or np.log(u) < 0.5 * x2 + d * (1.0 - v + np.log(v)):
-            return d * v
-
-
-@njit(cache=True)
-def _cir_poisson(key, lam):
-    """One Poisson(lam) draw for the CIR transition, lam >= 0 (-1 for a negative, non-finite or over-large lam).
-
-    The algorithms of :func:`scalable_bayes.rng.poisson` (sequential inversion below mean 10, Hoermann's PTRS
-    above) with two shortcuts that leave the law exact: inversion returns 0 at once when u <= 1 - lam
-    (<= e^-lam, so the inversion would return 0 too; most LDA entries have lam far below 1), and PTRS takes
-    log(lam) and lgamma only when its squeeze fails.
-    """
-    if not (lam >= 0.0) or not (lam <= 1.152921504606847e18):
-        return np.int64(-1)
-    if lam == 0.0:
-        return np.int64(0)
-    if lam < 10.0:
-        u = uniform(key)
-        if u <= 1.0 - lam:
-            return np.int64(0)
-        p = np.exp(-lam)
-        k = 0
-        while u > p:
-            u -= p
-            k += 1
-            p *= lam / k
-            if p <= 0.0:  # round-off tail: restart is exact (rejects a set of measure ~1e-300)
-                u = uniform(key)
-                p = np.exp(-lam)
-                k = 0
-        return np.int64(k)
-    slam = np.sqrt(lam)
-    b = 0.931 + 2.53 * slam
-    a = -0.059 + 0.02483 * b
-    vr = 0.9277 - 3.6224 / (b - 2.0)
-    while True:
-        u = uniform(key) - 0.5
-        v = uniform(key)
-        us = 0.5 - abs(u)
-        k = np.floor((2.0 * a / us + b) * u + lam + 0.43)
-        if us >= 0.07 and v <= vr:
-            return np.int64(k)
-        if k < 0.0 or (us < 0.013 and v > us):
-            continue
-        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
-        if np.log(v) + np.log(inv_alpha) - np.log(a / (us * us) + b) <= -lam + k * np.log(lam) - math.lgamma(k + 1.0):
-            return np.int64(k)
-
-
-@njit(cache=True)
-def _gamma_below_one(key, a):
-    """One Gamma(a, 1) draw for 0 < a < 1: Ahrens & Dieter's (1974) GS rejection (proposal a x^(a-1) on
-    [0, 1] and e^(1-x) on (1, inf), acceptance >= 0.72, tending to 1 as a -> 0), with the squeeze
-    e^-x >= 1 - x. Uniforms, one log and one exp per try; x = exp(log(p) / a) is exact down to the
-    smallest positive double (smaller draws round to 0.0, their correct double value), as :func:`gamma`."""
-    b = 1.0 + a * 0.36787944117144233  # 1 + a / e
-    while True:
-        p = b * uniform(key)
-        if p <= 1.0:
-            y = np.log(p) / a
-            # below log of half the smallest subnormal exp rounds to 0.0: skip libm's slow underflow path
-            x = np.exp(y) if y > -745.2 else 0.0
-            u = uniform(key)
-            if u <= 1.0 - x or u <= np.exp(-x):
-                return x
-        else:
-            v = (b - p) / a
-            if not (v > 0.0):
-                continue
-            x = -np.log(v)
-            u = uniform(key)
-            if u <= np.exp((a - 1.0) * np.log(x)):
-                return x
-
-
 @njit(cache=True)
 def cir_transition(key, theta, a, c, r):
     """One exact CIR transition from ``theta`` >= 0 with stationary law Gamma(a, 1), a > 0, over a time h
@@ -191,9 +51,8 @@ def cir_transition(key, theta, a, c, r):
     theta' = c * Gamma(a + P, 1), P ~ Poisson(theta * r)  (SCIR eq. 2.2 as a Poisson mixture of gammas);
     for a >= 1.5 and a Poisson mean theta r >= 1/4 the equivalent theta' = c Gamma(a - 1/2) + (c/2)(Z +
     sqrt(2 theta r))^2 (the non-central chi-square with more than 1 degree of freedom as a central one plus a
-    shifted squared normal; no Poisson draw). Poisson by :func:`_cir_poisson`; the gamma by Marsaglia & Tsang with a ziggurat normal
-    (:func:`_gamma_above_one`) for shapes >= 1 and by :func:`_gamma_below_one` below 1 (the sparse entries:
-    shape a with P = 0).
+    shifted squared normal; no Poisson draw). Variates from :mod:`scalable_bayes.rng` (:func:`poisson`,
+    :func:`gamma`, :func:`ziggurat_normal`); the sparse entries (shape a < 1 with P = 0) take the GS gamma.
     Returns NaN when the inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above
     2^60), so that the caller reports the step; never a negative number.
     """
@@ -202,15 +61,12 @@ def cir_transition(key, theta, a, c, r):
     lam = theta * r
     if a >= 1.5 and lam >= 0.25 and lam <= 1.152921504606847e18:
         # chi'^2(2a, 2 lam) = chi^2(2a - 1) + (Z + sqrt(2 lam))^2 (df > 1): no Poisson draw
-        z = _zig_normal(key) + np.sqrt(2.0 * lam)
-        return c * _gamma_above_one(key, a - 0.5) + 0.5 * c * z * z
-    pk = _cir_poisson(key, lam)
+        z = ziggurat_normal(key) + np.sqrt(2.0 * lam)
+        return c * gamma(key, a - 0.5) + 0.5 * c * z * z
+    pk = poisson(key, lam)
     if pk < 0:
         return np.nan
-    s = a + pk
-    if s < 1.0:
-        return c * _gamma_below_one(key, s)
-    return c * _gamma_above_one(key, s)
+    return c * gamma(key, a + pk)
 
 
 @njit(cache=True)
