@@ -190,29 +190,37 @@ def test_exact_dirichlet_draws_match_the_beta_marginals():
     assert (out[:, 0] > 0).mean() > 0.9  # tiny shapes keep positive values (no underflow to exact zeros)
 
 
+def _python_chain(alg, m, x0, seed, n_steps, batch, step_sizes):
+    """The driver's chain re-done with build_kernel's Python step and the driver's two streams (a twin)."""
+    from scalable_bayes.rng import partial_shuffle
+    from scalable_bayes.samplers.driver import batch_key
+
+    key = rng.make_key(seed, 0)
+    step = alg.build_kernel(m)
+    state = alg.init(x0, key, step_size=step_sizes[0])
+    bkey = batch_key(seed, 0)
+    perm = np.arange(m.n_data, dtype=np.int32)
+    partial_shuffle(bkey, perm, batch)
+    nxt = perm[:batch].astype(np.int64)
+    out = []
+    for t in range(n_steps):
+        cur = nxt.copy()
+        if t + 1 < n_steps:
+            partial_shuffle(bkey, perm, batch)
+            nxt = perm[:batch].astype(np.int64)
+        state, _ = step(key, state, cur, step_sizes[t])
+        out.append(state.position.copy())
+    return np.array(out)
+
+
 def test_python_steps_equal_the_compiled_chain_and_a_seed_repeats():
     m = models.dirichlet_categorical(SPARSE, 0.1)
     for alg, h in ((samplers.scir(), 0.3), (samplers.sgrld(), 0.005)):
         res = samplers.run_chain(alg, m, np.ones(10), seed=6, n_steps=50, step_size=h, batch_size=10)
         again = samplers.run_chain(alg, m, np.ones(10), seed=6, n_steps=50, step_size=h, batch_size=10)
         assert np.array_equal(res.samples, again.samples)
-        # the same chain through build_kernel's Python step, with the driver's two streams
-        from scalable_bayes.samplers.driver import batch_key
-        from scalable_bayes.rng import partial_shuffle
-        key = rng.make_key(6, 0)
-        step = alg.build_kernel(m)
-        state = alg.init(np.ones(10), key, step_size=h)
-        bkey = batch_key(6, 0)
-        perm = np.arange(m.n_data, dtype=np.int32)
-        partial_shuffle(bkey, perm, 10)
-        nxt = perm[:10].astype(np.int64)
-        for t in range(50):
-            cur = nxt.copy()
-            if t + 1 < 50:
-                partial_shuffle(bkey, perm, 10)
-                nxt = perm[:10].astype(np.int64)
-            state, _ = step(key, state, cur, h)
-            assert np.array_equal(state.position, res.samples[t]), (alg.name, t)
+        twin = _python_chain(alg, m, np.ones(10), 6, 50, 10, [h] * 50)
+        assert np.array_equal(twin, res.samples), alg.name
 
 
 def test_step_decay_schedule_is_applied_per_step():
@@ -226,22 +234,8 @@ def test_step_decay_schedule_is_applied_per_step():
     assert not np.array_equal(base.samples[5:], dec.samples[5:])
     assert np.array_equal(base.samples[0], dec.samples[0])  # step 0 uses h (1 + 0)^-kappa = h
     # twin: the Python step with the scheduled step sizes
-    step = samplers.sgrld().build_kernel(m)
-    key = rng.make_key(3, 0)
-    state = samplers.sgrld().init(np.ones(10), key)
-    from scalable_bayes.samplers.driver import batch_key
-    from scalable_bayes.rng import partial_shuffle
-    bkey = batch_key(3, 0)
-    perm = np.arange(m.n_data, dtype=np.int32)
-    partial_shuffle(bkey, perm, 10)
-    nxt = perm[:10].astype(np.int64)
-    for t in range(40):
-        cur = nxt.copy()
-        if t + 1 < 40:
-            partial_shuffle(bkey, perm, 10)
-            nxt = perm[:10].astype(np.int64)
-        state, _ = step(key, state, cur, 0.01 * (1 + t / 10.0) ** -0.55)
-    assert np.array_equal(state.position, dec.samples[-1])
+    twin = _python_chain(samplers.sgrld(), m, np.ones(10), 3, 40, 10, [0.01 * (1 + t / 10.0) ** -0.55 for t in range(40)])
+    assert np.array_equal(twin[-1], dec.samples[-1])
     with pytest.raises(ValueError, match="tau > 0"):
         samplers.run_chain(samplers.sgrld(), m, np.ones(10), step_size=0.01, step_decay=(0.0, 0.5), **kw)
 
