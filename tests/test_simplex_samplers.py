@@ -323,3 +323,28 @@ def test_ziggurat_normal_is_standard_normal_in_the_body_and_the_tails():
     assert abs(len(tail) / len(z) - 2 * st.norm.sf(3.0)) < 4 * math.sqrt(2 * st.norm.sf(3.0) / len(z))
     assert st.kstest(tail, lambda x: 1 - st.norm.sf(x) / st.norm.sf(3.0)).pvalue > 1e-3
     assert abs(np.mean(z > 0) - 0.5) < 4 * math.sqrt(0.25 / len(z))
+
+
+def test_simplex_chain_identical_in_a_second_process_with_the_caches_warm(tmp_path):
+    """The block-parallel step kernels inside the compiled chunk loop: a second process with warm Numba and
+    chunk-runner caches runs the same chain (a cached loop around a parallel kernel used to crash on load)."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys, numpy as np\n"
+        "from scalable_bayes import models, samplers\n"
+        "m = models.dirichlet_categorical(np.array([800, 100, 100, 0, 0, 0, 0, 0, 0, 0]), 0.1)\n"
+        "a = samplers.run_chain(samplers.scir(), m, np.ones(10), seed=2, n_steps=300, step_size=0.1, batch_size=10)\n"
+        "b = samplers.run_chain(samplers.sgrld(), m, np.ones(10), seed=2, n_steps=300, step_size=1e-3, batch_size=10)\n"
+        "np.save(sys.argv[1], np.concatenate([a.samples, b.samples]))\n"
+    )
+    env = dict(os.environ, SCALABLE_BAYES_CACHE=str(tmp_path / "sb"))
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"s{i}.npy"
+        subprocess.run([sys.executable, str(script), str(out)], check=True, env=env, timeout=600)
+        outs.append(np.load(out))
+    np.testing.assert_array_equal(outs[0], outs[1])

@@ -136,3 +136,21 @@ def setup_logging(log_path: str | os.PathLike | None = None, level: int = loggin
         force=True,
     )
     logging.captureWarnings(True)
+
+
+@contextlib.contextmanager
+def numba_threads(n: int | None):
+    """Run the enclosed kernels with ``n`` Numba threads (None: leave the current setting); yields the
+    number in effect (``n`` capped at ``NUMBA_NUM_THREADS``)."""
+    import numba
+
+    if n is None:
+        yield numba.get_num_threads()
+        return
+    old = numba.get_num_threads()
+    n = min(int(n), numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(n)
+    try:
+        yield n
+    finally:
+        numba.set_num_threads(old)

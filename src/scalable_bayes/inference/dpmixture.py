@@ -74,12 +74,10 @@ whose influence on alpha is small next to L users), init_clusters = 10, max_clus
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import time
 
-import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -89,6 +87,7 @@ from sklearn.exceptions import NotFittedError
 
 from ..rng import beta, gamma, log_gamma, make_key, next_uniform, partial_shuffle, resolve_seed, stream, uniform
 from ..samplers.simplex import scir_step, sgrld_step
+from ..utils import numba_threads
 
 logger = logging.getLogger(__name__)
 
@@ -371,19 +370,6 @@ def _log_predictive(indptr, indices, vals, logcoef, K, d, logw, logpi, out):
 # ---------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _numba_threads(n):
-    if n is None:
-        yield numba.get_num_threads()
-        return
-    old = numba.get_num_threads()
-    numba.set_num_threads(min(int(n), numba.config.NUMBA_NUM_THREADS))
-    try:
-        yield numba.get_num_threads()
-    finally:
-        numba.set_num_threads(old)
-
-
 def _check_counts(X, what, n_features=None):
     """CSR (float64 data, int64 indices) of a users x categories count matrix; empty rows dropped."""
     if sp.issparse(X):
@@ -596,7 +582,7 @@ class DPMultinomialMixture:
                 lp = float(np.mean(out))
             rows.append((it, elapsed, lp, int(np.count_nonzero(st.m[:K])), K, alpha))
 
-        with _numba_threads(self.n_threads):
+        with numba_threads(self.n_threads):
             t0 = time.perf_counter()
             # initial state: z uniform over k0 labels, (v, theta) exact given z
             _init_z(key, st.z, k0, st.m)

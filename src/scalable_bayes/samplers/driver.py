@@ -20,7 +20,8 @@ digest of every module the kernels may call (:func:`_dependency_digest`; Numba's
 notice edited callees). Pairs with a
 fastmath kernel are never cached: Numba's cached object code for them was measured to differ in
 the last bit from the in-memory compilation, which would make a seed's first run differ from
-later ones.
+later ones. Pairs with a parallel (prange) kernel are never cached either: loading such a cached
+loop crashed the process.
 """
 
 from __future__ import annotations
@@ -263,6 +264,10 @@ def _uses_fastmath(fn) -> bool:
     return bool(fm)
 
 
+def _uses_parallel(fn) -> bool:
+    return bool(getattr(fn, "targetoptions", {}).get("parallel", False))
+
+
 def chunk_runner(kern, grad):
     """The compiled chunk loop for a (step kernel, gradient kernel) pair, cached on disk when possible."""
     k = (kern, grad)
@@ -274,6 +279,11 @@ def chunk_runner(kern, grad):
         # code the same source compiles to in memory (measured: the first, compiling run and the
         # later, cache-loading runs of one seed differed in the last bit, and chains diverge from
         # there). Such pairs are compiled in memory in every process, which is reproducible.
+        a = b = None
+    if _uses_parallel(kern) or _uses_parallel(grad):
+        # A cached loop that calls a parallel (prange) kernel crashed when a later process loaded it
+        # from Numba's cache (SIGSEGV at the first call; Numba 0.6x, the simplex samplers' block-parallel
+        # steps); the first, compiling process ran fine. Such pairs are compiled in memory.
         a = b = None
     runner = None
     if a is not None and b is not None:

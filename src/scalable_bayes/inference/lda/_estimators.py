@@ -9,17 +9,16 @@ evaluation, tokens processed, held-out per-word log-likelihood by document compl
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from typing import Callable, Sequence
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
 from ...rng import resolve_seed
+from ...utils import numba_threads
 from . import _kernels as kern
 
 logger = logging.getLogger(__name__)
@@ -120,21 +119,6 @@ def _drop_empty(X: sp.csr_matrix, name: str) -> tuple[sp.csr_matrix, np.ndarray]
     if keep.size == 0:
         raise ValueError("X: every document is empty (or X has no rows); nothing to fit")
     return (X[keep] if n_empty else X), keep
-
-
-@contextlib.contextmanager
-def numba_threads(n: int | None):
-    """Run the enclosed kernels with ``n`` Numba threads (None: leave the current setting)."""
-    if n is None:
-        yield numba.get_num_threads()
-        return
-    old = numba.get_num_threads()
-    n = min(int(n), numba.config.NUMBA_NUM_THREADS)
-    numba.set_num_threads(n)
-    try:
-        yield n
-    finally:
-        numba.set_num_threads(old)
 
 
 # ----------------------------------------------------------------------------------------------
