@@ -119,7 +119,7 @@ rule scir_runs:
         "logs/scir/scir_runs/{exp}_{method}_seed{seed}.log",
     benchmark:
         "benchmarks/scir/scir_runs/{exp}_{method}_seed{seed}.tsv"
-    threads: 1
+    threads: lambda wc: SCIR[wc.exp].get("threads", 1)
     resources:
         mem_mb=3000,
         runtime=60,

@@ -30,6 +30,7 @@ from scalable_bayes.inference.lda import CollapsedGibbs
 from scalable_bayes.manifolds import dirichlet
 from scalable_bayes.models.lda_simplex import SimplexLDA
 from scalable_bayes.rng import make_key
+from scalable_bayes.utils import numba_threads
 
 from . import data
 
@@ -137,8 +138,8 @@ def lda_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
     """One LDA run -> trace (iteration, documents seen, sampler wall time, held-out perplexity).
 
     settings: the ``scir.lda`` block: max_train_docs, max_test_docs, n_topics, alpha, beta, batch_size,
-    n_iter, evaluate_every, sweeps, burn, heldout_sweeps, step: {SCIR: {h, tau, kappa}, SGRLD: {...}},
-    cgs_iter. Perplexity = exp(-held-out per-word log-likelihood) by document completion
+    n_iter, evaluate_every, sweeps, burn, heldout_sweeps, threads, step: {SCIR: {h, tau, kappa}, SGRLD: {...}},
+    cgs_iter, cgs_evaluate_every (the keys of the other methods may be absent). Perplexity = exp(-held-out per-word log-likelihood) by document completion
     (:func:`scalable_bayes.evaluation.heldout.heldout_loglik`, the same protocol for every method), scored on
     the current sample's topics (CGS: its current counts).
     """
@@ -150,7 +151,8 @@ def lda_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
     rows = []
     if method == "CGS":
         est = CollapsedGibbs(n_topics=K, doc_topic_prior=alpha, topic_word_prior=beta, n_iter=int(settings["cgs_iter"]),
-                             n_threads=1, seed=seed, evaluate_every=int(settings["cgs_evaluate_every"]),
+                             n_threads=int(settings.get("threads", 1)), seed=seed,
+                             evaluate_every=int(settings["cgs_evaluate_every"]),
                              heldout_sweeps=hs)
         est.fit(train, X_heldout=test)
         for r in est.history_:
@@ -166,10 +168,11 @@ def lda_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
             return heldout_loglik(lda.topics(theta), test, alpha, n_sweeps=hs, seed=seed)
 
         rows.append({"iteration": 0, "docs_seen": 0, "wall_s": 0.0, "heldout_ll": score(theta0)})
-        res = samplers.run_chain(_SAMPLER[method](), lda.model(), theta0, seed=seed, n_steps=n_iter,
-                                 burnin=n_iter - 1, step_size=float(st_["h"]), batch_size=b,
-                                 step_decay=(float(st_["tau"]), float(st_["kappa"])), checkpoint_every=every,
-                                 callback=lambda t, state: score(state.position), progress=False)
+        with numba_threads(int(settings.get("threads", 1))):
+            res = samplers.run_chain(_SAMPLER[method](), lda.model(), theta0, seed=seed, n_steps=n_iter,
+                                     burnin=n_iter - 1, step_size=float(st_["h"]), batch_size=b,
+                                     step_decay=(float(st_["tau"]), float(st_["kappa"])), checkpoint_every=every,
+                                     callback=lambda t, state: score(state.position), progress=False)
         for (t, ll), wall in zip(res.callback_values, res.checkpoint_wall):
             rows.append({"iteration": int(t), "docs_seen": int(t) * b, "wall_s": float(wall), "heldout_ll": ll})
             if t % (10 * every) == 0 or t == n_iter:
