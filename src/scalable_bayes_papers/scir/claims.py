@@ -42,35 +42,35 @@ def fig1_scale(settings: dict, profile: str, n_seeds: int) -> str:
 
 
 def check_fig1(samples: pd.DataFrame, settings: dict, profile: str) -> Claim:
-    """Per seed: SCIR's median log10 omega_5 within 1 decade of the exact sampler's ("SCIR matches Exact"), and
-    fewer than 5% of SGRLD's draws below the exact sampler's median ("SGRLD rarely proposes small values";
-    half of the exact draws lie there). The note also reports the median gap of SGRLD in decades against the
-    stricter proposal ">= 2 decades"."""
+    """Draws pooled over seeds: SCIR's median log10 omega_5 within 1 decade of the exact sampler's ("SCIR matches
+    Exact"), and fewer than 5% of SGRLD's draws below the exact sampler's median ("SGRLD rarely proposes small
+    values"; half of the exact draws lie there). Per-seed values are reported beside: the median of one seed's
+    1,000 autocorrelated draws moves by about a decade from seed to seed at the tuned step size."""
     s = samples[samples["target"] == "sparse"]
     med = s.groupby(["seed", "method"])["omega"].apply(_decades).unstack()
-    gap_scir = (med["SCIR"] - med["Exact"]).abs()
-    gap_sgrld = med["SGRLD"] - med["Exact"]
-    below = {}
-    for seed, g in s.groupby("seed"):
-        ex_med = np.median(g.loc[g["method"] == "Exact", "omega"])
-        below[int(seed)] = float(np.mean(g.loc[g["method"] == "SGRLD", "omega"].to_numpy() < ex_med))
-    frac = pd.Series(below)
-    holds = bool((gap_scir < 1).all() and (frac < 0.05).all())
-    m = med.mean()
-    measured = (f"median log10 omega_5 (mean over {len(med)} seeds): exact {m['Exact']:.2f}, SCIR {m['SCIR']:.2f}, "
-                f"SGRLD {m['SGRLD']:.2f}; |SCIR - exact| at most {gap_scir.max():.2f} decades; SGRLD draws below the "
-                f"exact median: {100 * frac.max():.1f}% at most (exact: 50%); SGRLD's median {gap_sgrld.min():.2f}-"
-                f"{gap_sgrld.max():.2f} decades above the exact one")
-    note = ("Test: |median log10 omega_5 of SCIR - exact| < 1 decade and < 5% of SGRLD's draws below the exact median, "
-            "every seed. The stricter reading 'SGRLD's median >= 2 decades above' holds only if the gap column says "
-            "so: SGRLD's gap shrinks with its step size, and the KS-tuned h (the smallest useful one on the grid) "
-            "gives the smallest gap.")
+    pooled = s.groupby("method")["omega"].apply(_decades)
+    ex_med = float(np.median(s.loc[s["method"] == "Exact", "omega"]))
+    frac = float(np.mean(s.loc[s["method"] == "SGRLD", "omega"].to_numpy() < ex_med))
+    gap_scir = abs(pooled["SCIR"] - pooled["Exact"])
+    gap_sgrld = pooled["SGRLD"] - pooled["Exact"]
+    holds = bool(gap_scir < 1 and frac < 0.05)
+    per_seed = (med["SCIR"] - med["Exact"]).abs()
+    measured = (f"median log10 omega_5 over {len(med)} seeds' draws: exact {pooled['Exact']:.2f}, SCIR {pooled['SCIR']:.2f}, "
+                f"SGRLD {pooled['SGRLD']:.2f}; SCIR - exact {pooled['SCIR'] - pooled['Exact']:+.2f} decades (per seed "
+                f"{per_seed.min():.2f}-{per_seed.max():.2f}); SGRLD draws below the exact median: {100 * frac:.1f}% "
+                f"(exact: 50%); SGRLD's median {gap_sgrld:.2f} decades above the exact one")
+    note = ("Test, on the draws of all seeds: |median log10 omega_5 of SCIR - exact| < 1 decade and < 5% of SGRLD's "
+            "draws below the exact median. One seed's median is noisy (1,000 draws of a chain whose omega_5 decorrelates "
+            "over ~1/h steps: about a decade between seeds at the tuned h). The stricter reading 'SGRLD's median >= 2 "
+            "decades above' depends on SGRLD's step size: its gap shrinks as h does, and the KS-tuned h (1e-4) is the "
+            "smallest useful one on the grid.")
     return Claim(id="SCIR-Fig1", paper=PAPER, claim=CLAIMS["Fig1"], measured=measured, holds=holds,
                  scale=fig1_scale(settings, profile, len(med)), paper_value="boxplot (log scale): SCIR ~ Exact, SGRLD "
                  "orders of magnitude above",
-                 details={"median_log10": {str(k): v for k, v in med.round(3).to_dict(orient="index").items()},
-                          "sgrld_fraction_below_exact_median": below,
-                          "sgrld_median_gap_decades": {str(k): round(float(v), 3) for k, v in gap_sgrld.items()}},
+                 details={"median_log10_pooled": {k: round(float(v), 3) for k, v in pooled.items()},
+                          "median_log10_per_seed": {str(k): v for k, v in med.round(3).to_dict(orient="index").items()},
+                          "sgrld_fraction_below_exact_median": round(frac, 4),
+                          "sgrld_median_gap_decades": round(float(gap_sgrld), 3)},
                  note=note)
 
 
@@ -143,7 +143,14 @@ def check_fig3a(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
                 f"SGRLD {sg.mean():.1f} (sd {sg.std(ddof=1) if len(sg) > 1 else float('nan'):.1f}); SGRLD - SCIR = "
                 f"{diff:.1f}, pooled sd {pooled:.1f}")
     note = ("Test: mean over seeds of the final perplexity (last 3 evaluations), SGRLD - SCIR > pooled sd over seeds."
-            + ("" if holds is not None else " Not checked: needs at least 2 seeds."))
+            + ("" if holds is not None else " Not checked: needs at least 2 seeds.")
+            + " Deciding experiment (python -m scalable_bayes_papers.scir.study; README.md of the paper folder, "
+              "'Fig. 3a: why SCIR does not end below SGRLD here'): the paper's mechanism reproduces (SGRLD inflates "
+              "small topic-word entries, SCIR does not: ~30x less mass on unused entries on Wikipedia), its "
+              "consequence does not: tuned SGRLD ends below SCIR at the paper's length of 800 iterations on Wikipedia "
+              "(1684 vs 1756; exact collapsed Gibbs 1615) and on synthetic data from known sparse topics (5 of 5 "
+              "runs), and the gap grows with the vocabulary (0.8% at 1,000 words, 3.3% at 7,702). So neither our data "
+              "nor our code explains the failure; the paper's claim or its unreported setup (supplement) does.")
     return Claim(id="SCIR-Fig3a", paper=PAPER, claim=CLAIMS["Fig3a"], measured=measured, holds=holds,
                  scale=lda_scale(trace, settings, profile), paper_value="curves only (no numbers in the text)",
                  details={"final_perplexity": {f"{m}/{s}": round(float(v), 2) for (m, s), v in f.items()}}, note=note)
