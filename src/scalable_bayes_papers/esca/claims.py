@@ -79,14 +79,16 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
     K = int(df["n_topics"].iloc[0])
     return Claim(
         id="ESCA-Fig2", paper="esca",
-        claim="ESCA reaches the held-out per-word log-likelihood of CGS (and CVB0) and gets there first in wall time.",
+        claim="ESCA reaches the held-out per-word log-likelihood of CGS (and CVB0) and gets there first in time.",
         measured="; ".join(parts), holds=all(verdicts),
-        scale=_scale(profile, f"K = {K} (paper 1000), {int(df['n_tokens'].iloc[0])} training tokens per corpus "
-                              f"(paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000)"),
+        scale=_scale(profile, f"K = {K} (paper 1000), training tokens "
+                              + ", ".join(f"{c} {int(g['n_tokens'].iloc[0]):,}" for c, g in df.groupby("train_corpus"))
+                              + f" (paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000)"),
         paper_value="K = 1000 on 6.6M Wikipedia / 8.2M PubMed documents (values only plotted)",
         details=details,
         note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01, "
-             "timed by the process CPU time of the fit when every engine ran on one thread (a job's wall time on the "
+             "timed by the process CPU time (the paper plots wall time; 'first in time' is tested on the clock named "
+             "in details) of the fit when every engine ran on one thread (a job's wall time on the "
              "shared 2-core machine also measures the jobs running beside it: between two quick runs the PubMed "
              "wall-time verdict flipped), else by wall time; both are in details. "
              "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run different numbers of "

@@ -27,7 +27,7 @@ def fig2(df, settings, out):
     """Held-out LL vs iteration and vs wall time, one row of panels per corpus."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
     with style():
-        fig, axes = plt.subplots(len(corpora), 2, figsize=(8, 3 * len(corpora)), squeeze=False)
+        fig, axes = plt.subplots(len(corpora), 2, figsize=(8, 3 * len(corpora)), squeeze=False, layout="constrained")
         for r, c in enumerate(corpora):
             d = df[df["train_corpus"] == c]
             for method, dm in d.groupby("method", sort=False):
@@ -44,14 +44,13 @@ def fig2(df, settings, out):
             axes[r, 0].legend()
         K = int(df["n_topics"].iloc[0])
         fig.suptitle(f"ESCA Fig. 2 (K = {K}, alpha = {df['alpha'].iloc[0]:.3g}, beta = {df['beta'].iloc[0]:g})")
-        fig.tight_layout()
         savefig(fig, out)
 
 
 def fig3(df, settings, out):
     """Test LL of EM and SEM per iteration (mean +- sd over seeds), one panel per initialisation scenario."""
     with style():
-        fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True, layout="constrained")
         for ax, (scen, title) in zip(axes, [("good", "same initialisation"), ("bad", "SEM badly initialised")]):
             d = df[df["scenario"] == scen]
             for method, dm in d.groupby("method"):
@@ -68,7 +67,6 @@ def fig3(df, settings, out):
             ax.legend(fontsize=7)
         n_seeds = df["seed"].nunique()
         fig.suptitle(f"ESCA Fig. 3: EM vs SEM, 2-D GMM, K = {settings['n_components']}, mean +- sd over {n_seeds} seeds")
-        fig.tight_layout(rect=(0, 0, 1, 0.95))
         savefig(fig, out)
 
 
@@ -76,7 +74,7 @@ def fig5(df, settings, out):
     """Perplexity vs wall time per K, and vs iteration for every K, plain SCA and sparse + alias ESCA."""
     Ks = sorted(df["n_topics"].unique())
     with style():
-        fig, axes = plt.subplots(1, len(Ks) + 1, figsize=(4 * (len(Ks) + 1), 3), squeeze=False)
+        fig, axes = plt.subplots(1, len(Ks) + 1, figsize=(4 * (len(Ks) + 1), 3), squeeze=False, layout="constrained")
         axes = axes[0]
         for i, K in enumerate(Ks):
             d = df[df["n_topics"] == K]
@@ -104,7 +102,7 @@ def fig6(df, settings, out):
     K0, b0 = int(run["n_topics"]), float(run["beta"])
     pairs = list(dict.fromkeys(zip(df["train_corpus"], df["test_corpus"])))
     with style():
-        fig, axes = plt.subplots(len(pairs), 4, figsize=(14, 3.6 * len(pairs)), squeeze=False)
+        fig, axes = plt.subplots(len(pairs), 4, figsize=(14, 3.6 * len(pairs)), squeeze=False, layout="constrained")
         for r, (tr, te) in enumerate(pairs):
             d = df[(df["train_corpus"] == tr) & (df["test_corpus"] == te)]
             base = d[(d["n_topics"] == K0) & np.isclose(d["beta"], b0)]
@@ -130,7 +128,6 @@ def fig6(df, settings, out):
                 axes[r, j].set_ylabel("held-out perplexity")
             axes[r, 0].legend()
         fig.suptitle("ESCA Fig. 6: perplexity on cross-corpus held-out documents (mean +- sd over seeds)")
-        fig.tight_layout()
         savefig(fig, out)
 
 
