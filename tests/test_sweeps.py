@@ -62,7 +62,6 @@ ONE_JOB = {
     "vmf.tab1.datasets": "one table of all data sets",
     "scir.simplex.proportions": "one simplex job per (target, seed) runs the whole minibatch grid of Fig. 2 (seconds)",
     "scir.simplex.tune.step_sizes": "one tuning job per target scores the whole step-size grid",
-    "scir.dp.alpha_prior": "a (shape, rate) pair: one setting of every DP job, not a grid",
 }
 PAPERS = ("sgnht", "esca", "vmf", "sggmc", "scir")
 
