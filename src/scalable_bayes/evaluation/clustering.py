@@ -1,4 +1,4 @@
-"""Clustering quality: normalised mutual information ([M4], VMF-Fig3)."""
+"""Clustering quality: normalised mutual information (VMF Fig. 3)."""
 
 from __future__ import annotations
 

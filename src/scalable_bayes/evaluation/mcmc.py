@@ -1,7 +1,7 @@
 """MCMC diagnostics: effective sample size and integrated autocorrelation time (ArviZ, Geyer's initial
 monotone sequence; and :func:`integrated_autocorrelation_time`, which is right for oscillating chains too,
 with a standard error), Monte Carlo standard errors, density-estimate errors (SGNHT Fig. 2 / Table 1; the paper gives no formula) and a sample-averaged
-predictive scored while a chain runs ([M8]).
+predictive scored while a chain runs (the test metrics of SGNHT Sec. 5.2, averaged over samples after burn-in).
 """
 
 from __future__ import annotations
@@ -98,7 +98,8 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
     """Integrated autocorrelation time tau = sum over all lags k of rho_k = 1 + 2 sum_{k>=1} rho_k, with a
     standard error; right for oscillating (underdamped) chains, whose rho_k changes sign.
 
-    ``method="sokal"`` (TARGETS [M5]): the full sum tau(W) = 1 + 2 sum_{k=1}^W rho_k with Sokal's automatic
+    ``method="sokal"`` (Sokal 1997, "Monte Carlo methods in statistical mechanics", Sec. 3; the paper, SGNHT
+    App. E Table 1, reports tau without a formula, so this estimator is our choice): the full sum tau(W) = 1 + 2 sum_{k=1}^W rho_k with Sokal's automatic
     window, the smallest W >= c * tau_abs(W), where tau_abs(W) = 1 + 2 sum_{k=1}^W |rho_k| (for a chain
     with rho_k >= 0 this is Sokal's own rule W >= c tau(W); with oscillating or negative rho_k, tau(W)
     itself can be small or negative long before the autocorrelation has died out, so the window is set by
@@ -176,7 +177,8 @@ def histogram_density(samples, edges) -> np.ndarray:
 
 
 def density_rmse(samples, pdf, center: float, scale: float, n_bins: int = 100, width: float = 5.0) -> float:
-    """RMSE between the sample histogram and the exact density at bin centres ([M5], reconstructed).
+    """RMSE between the sample histogram and the exact density at bin centres (SGNHT Fig. 2 /
+    Table 1 report an RMSE of the density estimate without a formula: this binning is our reconstruction).
 
     100 bins over center +/- width * scale (default +/- 5 posterior sd).
     """
@@ -199,13 +201,14 @@ def total_variation(samples, pdf, edges) -> float:
 
 
 def running_mean(x) -> np.ndarray:
-    """Running mean over iterations (e.g. of the kinetic energy, [M6])."""
+    """Running mean over iterations (e.g. of the kinetic energy, SGNHT Fig. 1 and Fig. 3)."""
     x = np.asarray(x, dtype=np.float64)
     return np.cumsum(x) / np.arange(1, x.size + 1)
 
 
 class PredictiveAverage:
-    """Sample-averaged posterior predictive, scored at checkpoints ([M8]): a ``run_chain`` callback.
+    """Sample-averaged posterior predictive, scored at checkpoints (SGNHT Sec. 5.2: predictions
+    averaged over the samples after burn-in): a ``run_chain`` callback.
 
     At each checkpoint after ``burnin`` steps, ``predict(position)`` gives one predictive array per
     evaluation set (e.g. validation and test); their running sums over the checkpoints seen so far are

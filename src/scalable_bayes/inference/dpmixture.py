@@ -25,7 +25,7 @@ with count vectors x_i over d categories, n_i = sum_j x_ij:
 
 **Minibatched SG slice sampler** (``method="scir"`` or ``"sgrld"``), the paper's "novel minibatched
 version of the slice sampler", whose exact scheme is in the supplement only. **Reconstruction**
-(TARGETS [A26]): each iteration draws a minibatch S of n users without replacement; steps 1-3 run for the
+(ours; SCIR Sec. 4.2 gives only the idea): each iteration draws a minibatch S of n users without replacement; steps 1-3 run for the
 users of S only (min u over S); theta and the sticks are then moved by *one* step of the simplex kernel
 (:func:`scalable_bayes.samplers.simplex.scir_step` or ``sgrld_step``) instead of being drawn exactly:
 
@@ -63,10 +63,10 @@ SG choices (documented because the paper leaves them open):
 thread count; everything else (minibatch, new clusters, alpha, the simplex kernels) is drawn serially from
 one xoroshiro key ``rng.make_key(seed)``.
 
-**Score** ([M7], reconstructed): the test log-predictive of the current sample is
+**Score** (SCIR Fig. 3b plots a "test log predictive" without a formula; reconstructed): the test log-predictive of the current sample is
 mean_i log sum_{k<K*} pi_k Multi(x_i | n_i, theta_k) over test users, multinomial coefficient included
 (a log-probability of the count vectors): **higher is better**. The stick mass 1 - sum_{k<K*} pi_k not
-instantiated is left out (as in [M7]); with the slice rule it is below min u.
+instantiated is left out; with the slice rule it is below min u.
 
 Defaults (the paper states none): a = 0.5, alpha_prior = (1, 1) (shape, rate; a weak prior of mean 1,
 whose influence on alpha is small next to L users), init_clusters = 10, max_clusters = 500.

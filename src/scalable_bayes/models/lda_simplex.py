@@ -4,7 +4,8 @@ Topics phi_k ~ Dir(beta) over the V words, document proportions Dir(alpha) integ
 Teh 2013, the semi-collapsed scheme). Each topic is a block of
 :class:`~scalable_bayes.manifolds.GammaSimplex` ``(K, V, beta)``: theta_kw >= 0, pi_k = theta_k / sum_w
 theta_kw. For the simplex samplers the model returns, in the gradient slot, the minibatch estimate of the
-topic-word counts (TARGETS [A18], [A20])
+topic-word counts (SCIR Alg. 1 with z replaced by within-document Gibbs expectations, as in Patterson &
+Teh 2013; SCIR Sec. 4.1 says only that it adapted their code)
 
     n^_kw = (D / |S|) sum_{d in S} E[n_dkw],
 
@@ -176,7 +177,7 @@ class SimplexLDA:
     alpha : Dirichlet prior of the document proportions (> 0), used in the within-document Gibbs.
     beta : Dirichlet prior of the topics (> 0): the manifold's prior, added by the samplers.
     sweeps, burn : within-document Gibbs sweeps per document and call, the first ``burn`` discarded
-        (TARGETS [A20] defaults G = 20, B = 10).
+        (not stated in SCIR or SGNHT; our defaults G = 20, B = 10).
 
     Attributes ``K``, ``V``, ``D``, ``dim = K V``; theta is flat, topic k = theta[k V:(k + 1) V].
     """

@@ -188,12 +188,12 @@ def _nonneg(v, what, name):
 
 # -------------------------------------------------------------------- sampler factories
 def sgld() -> SamplingAlgorithm:
-    """Stochastic gradient Langevin dynamics [A13], SCIR convention: theta <- theta - h grad U~ + sqrt(2h) N."""
+    """Stochastic gradient Langevin dynamics (Welling & Teh 2011), SCIR eq. 1.2 convention: theta <- theta - h grad U~ + sqrt(2h) N."""
     return SamplingAlgorithm("SGLD", kernels.sgld_step, np.zeros(0), momentum=False, thermostat_init=0.0)
 
 
 def sghmc(A: float = 1.0, B_hat: float = 0.0) -> SamplingAlgorithm:
-    """SGHMC [A14], Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat)."""
+    """SGHMC (Chen et al. 2014), Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat)."""
     A = _nonneg(A, "friction A", "SGHMC")
     B_hat = _nonneg(B_hat, "noise estimate B_hat", "SGHMC")
     if B_hat > A:
@@ -202,7 +202,7 @@ def sghmc(A: float = 1.0, B_hat: float = 0.0) -> SamplingAlgorithm:
 
 
 def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> SamplingAlgorithm:
-    """SGNHT, Algorithm 1 [A15]: injected-noise level ``A`` (xi_0 = A unless ``xi0`` given).
+    """SGNHT, Algorithm 1: injected-noise level ``A`` (xi_0 = A unless ``xi0`` given).
 
     ``fixed_xi=True`` removes the thermostat update (the fixed-friction chains of SGNHT Fig. 1).
     """
@@ -215,7 +215,7 @@ def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> S
 
 
 def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm:
-    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta [A14]."""
+    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta (Chen et al. 2014, Alg. 2)."""
     a = _nonneg(a, "friction a", "SGHMC")
     b_hat = _nonneg(b_hat, "noise estimate b_hat", "SGHMC")
     if b_hat > a:
@@ -224,7 +224,7 @@ def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm
 
 
 def sgnht_reformulated(a: float = 0.01) -> SamplingAlgorithm:
-    """SGNHT, Algorithm 2 [A16] (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a."""
+    """SGNHT, Algorithm 2 (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a."""
     a = _nonneg(a, "diffusion a", "SGNHT")
     return SamplingAlgorithm("SGNHT", kernels.sgnht_reform_step, np.array([a]), reformulated=True, thermostat_init=a)
 

@@ -27,7 +27,7 @@ from ..rng import normal_pair
 
 @njit(cache=True)
 def sgld_step(x, p, xi, g, key, h, hyper):
-    """SGLD [A13]: theta <- theta - h grad U~ + sqrt(2h) N(0, I).  ``hyper`` unused."""
+    """SGLD (Welling & Teh 2011; SCIR eq. 1.2): theta <- theta - h grad U~ + sqrt(2h) N(0, I).  ``hyper`` unused."""
     n = x.shape[0]
     s = np.sqrt(2.0 * h)
     i = 0
@@ -42,7 +42,7 @@ def sgld_step(x, p, xi, g, key, h, hyper):
 
 @njit(cache=True)
 def sghmc_step(x, p, xi, g, key, h, hyper):
-    """SGHMC, Euler form of SGNHT Sec. 5.1 [A14]: hyper = [A, B_hat].
+    """SGHMC, Euler form of SGNHT Sec. 5.1 (Chen et al. 2014): hyper = [A, B_hat].
 
     p <- p - A p h - grad U~ h + sqrt(2 (A - B_hat) h) N(0, I);  theta <- theta + p h.
     """
@@ -69,7 +69,7 @@ def sghmc_step(x, p, xi, g, key, h, hyper):
 
 @njit(cache=True)
 def sgnht_step(x, p, xi, g, key, h, hyper):
-    """SGNHT, Algorithm 1 [A15]: hyper = [A, fixed] (fixed != 0 freezes xi: the fixed-friction runs of Fig. 1).
+    """SGNHT, Algorithm 1: hyper = [A, fixed] (fixed != 0 freezes xi: the fixed-friction runs of Fig. 1).
 
     p <- p - xi p h - grad U~ h + sqrt(2A) N(0, h);  theta <- theta + p h;  xi <- xi + (p'p/n - 1) h.
     """
@@ -100,7 +100,7 @@ def sgnht_step(x, p, xi, g, key, h, hyper):
 
 @njit(cache=True)
 def sghmc_reform_step(x, p, xi, g, key, h, hyper):
-    """SGHMC reformulated (Chen et al. Alg. 2; SGNHT Sec. 5.2) [A14]: h is eta, hyper = [a, b_hat].
+    """SGHMC reformulated (Chen et al. Alg. 2; SGNHT Sec. 5.2): h is eta, hyper = [a, b_hat].
 
     u <- u - a u - eta grad U~ + N(0, 2 (a - b_hat) eta);  theta <- theta + u.   (u = p h, eta = h^2, a = A h)
     Kinetic energy reported as u'u / (2 n eta) = p'p / 2n.
@@ -128,7 +128,7 @@ def sghmc_reform_step(x, p, xi, g, key, h, hyper):
 
 @njit(cache=True)
 def sgnht_reform_step(x, p, xi, g, key, h, hyper):
-    """SGNHT reformulated, Algorithm 2 [A16]: h is eta, hyper = [a].
+    """SGNHT reformulated, Algorithm 2: h is eta, hyper = [a].
 
     u <- u - alpha u - eta grad U~ + N(0, 2 a eta);  theta <- theta + u;  alpha <- alpha + (u'u/n - eta).
     (u = p h, eta = h^2, alpha = xi h, a = A h.) Returns alpha as the thermostat value.

@@ -9,8 +9,8 @@ distribution", Sec. 2 and App. A.4-A.5):
   the log-partition w.r.t. the *uniform probability measure* (psi_U(0) = 0).
 * Negative entropy phi(r) = kappa r - psi_U(kappa), kappa = A_d^{-1}(r): phi(0) = 0, phi'(r) = kappa,
   phi''(r) = 1 / A_d'(kappa) = 1 / (1 - r^2 - (d - 1) r / kappa).
-* ODE (paper Sec. 2.2-2.3, [A34]): phi'' = phi' / ((1 - r^2) phi' - (d - 1) r).
-* Closed forms ([A32], [A35]): Banerjee et al. (2005) kappa ~ r (d - r^2) / (1 - r^2) with its
+* ODE (paper Sec. 2.2-2.3): phi'' = phi' / ((1 - r^2) phi' - (d - 1) r).
+* Closed forms (the paper's approximations): Banerjee et al. (2005) kappa ~ r (d - r^2) / (1 - r^2) with its
   antiderivative, and the paper's refinements psi~'_1, psi~_1 (antiderivative), psi~''_1, psi~'_2.
 
 Other conventions differ from phi by constants: the density w.r.t. the Hausdorff (surface) measure
@@ -169,7 +169,7 @@ def _banerjee_kappa(r, d):
 
 
 def _refined1_grad(r, d):
-    """psi~'_1(r) = (d-1) [ r/(1-r^2) + r/(r^4 + (d-2) r^2 + d - 1) ]  ([A35])."""
+    """psi~'_1(r) = (d-1) [ r/(1-r^2) + r/(r^4 + (d-2) r^2 + d - 1) ]  (the paper's refined closed form)."""
     r2 = r * r
     return (d - 1.0) * (r / (1.0 - r2) + r / (r2 * r2 + (d - 2.0) * r2 + d - 1.0))
 
@@ -290,7 +290,7 @@ def _banerjee_phi(r, d):
 
 
 def _refined1_phi(r, d):
-    """psi~_1(r) - psi(0): antiderivative of psi~'_1 ([A35]), valid for every d >= 2.
+    """psi~_1(r) - psi(0): antiderivative of psi~'_1, valid for every d >= 2.
 
     int_0^r t/(t^4 + (d-2)t^2 + d-1) dt = 1/2 int_0^{r^2} du/(u^2 + 2 v u + d - 1), v = d/2 - 1,
     with discriminant s^2 = v^2 - (d-1) = d^2/4 - 2d + 2: log form for s^2 > 0 (d >= 7, the paper's

@@ -235,7 +235,7 @@ class _LDABase:
                                seed=self.seed_)
 
     def score_heldout(self, X, *, n_sweeps=None) -> float:
-        """Per-word held-out log-likelihood of X by document completion ([M2])."""
+        """Per-word held-out log-likelihood of X by document completion (Wallach et al. 2009)."""
         from ...evaluation import heldout as _ho
 
         self._check_fitted()

@@ -101,7 +101,7 @@ def _class_sums(X, R):
 
 
 def init_partition_means(X, n_components, rng, uniform_norm=False):
-    """The shared initialisation ([A36]/[A37]): random partition of the rows into K parts, mu_k = part mean.
+    """The shared initialisation of every clustering method (ours: the VMF paper does not state it): random partition of the rows into K parts, mu_k = part mean.
 
     ``uniform_norm`` rescales every mu_k to the mean norm over k (used for hard and tied fits).
     Returns mu (K, d) dense.
@@ -274,7 +274,7 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
 
 
 def spherical_kmeans(X, n_components, *, max_iter=100, rng=None, init_mu=None):
-    """Spherical k-means ([A38]): cosine-similarity assignment, centroids renormalised.
+    """Spherical k-means (Dhillon & Modha 2001): cosine-similarity assignment, centroids renormalised.
 
     Returns (labels, centroids (K, d), n_iter). Same random-partition initialisation as the mixtures.
     """
