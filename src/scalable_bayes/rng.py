@@ -25,7 +25,8 @@ the advanced state with the draw. :func:`mix64`, :func:`stream`, :func:`next_uni
 **Either generator.** :func:`draw_uniform` ``(rng) -> (rng, u)`` accepts a key (advanced in place and
 returned as is) or a stream state (the advanced state returned), so a kernel that only needs
 uniforms is written once for both (:mod:`scalable_bayes.evaluation.heldout`); :func:`draw_index`
-``(rng, n) -> (rng, k)`` a uniform index in [0, n) from it.
+``(rng, n) -> (rng, k)`` a uniform index in [0, n) from it; :func:`cdf_search` the index a uniform
+falls on in running sums (an inverse-CDF draw from a discrete distribution).
 
 This module is a leaf: it imports numpy and Numba only.
 """
@@ -266,6 +267,21 @@ def _draw_uniform(rng):
 
         return impl
     return None
+
+
+@njit(inline="always", cache=True)
+def cdf_search(cum, n, u):
+    """First j in [0, n) with ``cum[j] > u`` (binary search of nondecreasing running sums; n - 1 if
+    none)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] <= u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(inline="always", cache=True)

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from ..rng import draw_index, draw_uniform, stream
+from ..rng import cdf_search, draw_index, draw_uniform, stream
 
 logger = logging.getLogger(__name__)
 
@@ -106,15 +106,7 @@ def gibbs_theta(words, n, phi_t, alpha, n_sweeps, rng, z, ndk, theta, p):
                 P += (ndk[k] + alpha) * phi_t[w, k]
                 p[k] = P
             rng, u = draw_uniform(rng)
-            u *= P
-            lo = 0
-            hi = K - 1
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if p[mid] <= u:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = cdf_search(p, K, u * P)
             z[i] = lo
             ndk[lo] += 1
         if s >= burn:

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from ..manifolds import GammaSimplex
-from ..rng import draw_index, draw_uniform, next_u64, rng_from_seed, stream
+from ..rng import cdf_search, draw_index, draw_uniform, next_u64, rng_from_seed, stream
 from .base import Model
 
 __all__ = ["SimplexLDA", "topics_transposed", "batch_topic_counts", "balanced_bins"]
@@ -84,15 +84,7 @@ def _doc_gibbs(pi_t, tok_word, tok_entry, t0, L, base, alpha, sweeps, burn, rng,
                 p[k] = P
             if P > 0.0:
                 rng, u = draw_uniform(rng)
-                u *= P
-                lo = 0
-                hi = K - 1
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if p[mid] <= u:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                lo = cdf_search(p, K, u * P)
             else:  # every topic gives the word probability 0 (underflow): uniform
                 rng, lo = draw_index(rng, K)
             z[t] = lo

@@ -145,12 +145,11 @@ def check_fig3a(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     note = ("Test: mean over seeds of the final perplexity (last 3 evaluations), SGRLD - SCIR > pooled sd over seeds."
             + ("" if holds is not None else " Not checked: needs at least 2 seeds.")
             + " Deciding experiment (python -m scalable_bayes_papers.scir.study; README.md of the paper folder, "
-              "'Fig. 3a: why SCIR does not end below SGRLD here'): the paper's mechanism reproduces (SGRLD inflates "
-              "small topic-word entries, SCIR does not: ~30x less mass on unused entries on Wikipedia), its "
-              "consequence does not: tuned SGRLD ends below SCIR at the paper's length of 800 iterations on Wikipedia "
-              "(1684 vs 1756; exact collapsed Gibbs 1615) and on synthetic data from known sparse topics (5 of 5 "
-              "runs), and the gap grows with the vocabulary (0.8% at 1,000 words, 3.3% at 7,702). So neither our data "
-              "nor our code explains the failure; the paper's claim or its unreported setup (supplement) does.")
+              "'Fig. 3a: why SCIR does not end below SGRLD here', which records its numbers): the paper's mechanism "
+              "reproduces (SGRLD inflates small topic-word entries, SCIR does not), its consequence does not: tuned "
+              "SGRLD ends below SCIR at the paper's length of 800 iterations on Wikipedia and on synthetic data from "
+              "known sparse topics, and the gap grows with the vocabulary. So neither our data nor our code explains "
+              "the failure; the paper's claim or its unreported setup (supplement) does.")
     return Claim(id="SCIR-Fig3a", paper=PAPER, claim=CLAIMS["Fig3a"], measured=measured, holds=holds,
                  scale=lda_scale(trace, settings, profile), paper_value="curves only (no numbers in the text)",
                  details={"final_perplexity": {f"{m}/{s}": round(float(v), 2) for (m, s), v in f.items()}}, note=note)

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from ....intrinsics import atomic_add
+from ....rng import cdf_search  # noqa: F401  (re-exported: the engines' kernels import it from here)
 
 # ----------------------------------------------------------------------------------------------
 # Vose alias tables (ESCA App. E)
@@ -178,21 +179,6 @@ def store_doc_counts(m, base, nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c):
         dcnt[base + i] = scratch[k]
         Tpriv[c, k] += scratch[k]
         scratch[k] = 0
-
-
-@njit(inline="always", cache=True)
-def cdf_search(cum, n, u):
-    """First j in [0, n) with ``cum[j] > u`` (binary search of nondecreasing running sums; n - 1 if
-    none)."""
-    lo = 0
-    hi = n - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cum[mid] <= u:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @njit(inline="always", cache=True)
