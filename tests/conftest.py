@@ -28,6 +28,18 @@ def mirror() -> Path:
     return p
 
 
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory, mirror):
+    """(workdir, output) of one completed local smoke run of the whole DAG, shared by the pipeline and the
+    Slurm tests (tests/smoke_run.py: where it lives, when it is reused)."""
+    from smoke_run import StaleSmokeRun, smoke_run as make
+
+    try:
+        return make(tmp_path_factory, mirror)
+    except StaleSmokeRun as e:
+        pytest.fail(str(e))
+
+
 @pytest.fixture
 def seed() -> int:
     return 189212

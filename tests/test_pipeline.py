@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from smoke_run import run_env, snakemake_cmd
 
 pytestmark = [pytest.mark.slow, pytest.mark.pipeline]
 
@@ -27,8 +28,7 @@ TIMING = re.compile(r"(time|wall|seconds|per_s|tps|_s$|rss|memory|mem_|throughpu
 
 
 def _snakemake_cmd(repo: Path, workdir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "-d", str(workdir),
-            "--configfile", str(repo / "config" / "smoke.yaml"), "--cores", "2", *extra]
+    return snakemake_cmd(workdir, *extra)
 
 
 def _workdir(tmp_path_factory, repo: Path, name: str) -> Path:
@@ -38,10 +38,7 @@ def _workdir(tmp_path_factory, repo: Path, name: str) -> Path:
 
 
 def _env(mirror: Path) -> dict:
-    env = dict(os.environ)
-    env["SCALABLE_BAYES_MIRROR"] = str(mirror)
-    env.setdefault("PYTHONHASHSEED", "0")
-    return env
+    return run_env(mirror)
 
 
 def _job_total(output: str) -> int:
@@ -50,12 +47,9 @@ def _job_total(output: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def run_a(tmp_path_factory, repo, mirror):
-    wd = _workdir(tmp_path_factory, repo, "smoke_a")
-    proc = subprocess.run(_snakemake_cmd(repo, wd), capture_output=True, text=True, env=_env(mirror), timeout=3000)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out[-6000:]
-    return wd, out
+def run_a(smoke_run):
+    """Run A: the session's local smoke run (tests/smoke_run.py), shared with tests/test_slurm.py."""
+    return smoke_run
 
 
 def test_smoke_run_writes_every_target_and_claim(run_a):

@@ -11,7 +11,9 @@ The three ways the profile used to fail, each checked here where it happens:
 
 End to end: the smoke config runs through the profile from an empty directory, one job is cancelled
 mid-run (scancel) and retried by the profile's `retries`, and the claims' verdicts, the run tables
-(timing columns aside), the tables and the figure list equal those of a local run of the same config.
+(timing columns aside), the tables and the figure list equal those of the local smoke run of the same
+config (the one tests/test_pipeline.py checks: tests/smoke_run.py, reused across pytest processes through
+SCALABLE_BAYES_SMOKE_RUN, so CI makes it once).
 Without a cluster the cluster tests are skipped with the reason; with SCALABLE_BAYES_SLURM=required (set
 by .ci/run after `tools/slurm-local up` succeeded) a missing cluster is a failure instead.
 """
@@ -243,17 +245,16 @@ def _squeue(prefix: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def runs(cluster, tmp_path_factory, mirror):
-    """A local smoke run and a Slurm smoke run (started together), one Slurm job cancelled mid-run."""
-    wd_local, wd_slurm = tmp_path_factory.mktemp("slurm_ref_local"), tmp_path_factory.mktemp("slurm_run")
-    for wd in (wd_local, wd_slurm):
-        (wd / "config").symlink_to(REPO / "config")
+def runs(cluster, smoke_run, tmp_path_factory, mirror):
+    """The Slurm smoke run, one Slurm job cancelled mid-run; compared against the session's local smoke run
+    (tests/smoke_run.py: made before the Slurm run, or reused from ``SCALABLE_BAYES_SMOKE_RUN``, as
+    ``.ci/run``'s cluster step does with the run its first test call made)."""
+    wd_local, _ = smoke_run
+    wd_slurm = tmp_path_factory.mktemp("slurm_run")
+    (wd_slurm / "config").symlink_to(REPO / "config")
     env = _env(mirror)
     prefix = f"sbtest{uuid.uuid4().hex[:8]}"
     t0 = time.time()
-    local_log = open(wd_local / "snakemake.out", "w")
-    local = subprocess.Popen(_snakemake(wd_local, "--cores", "2"), stdout=local_log, stderr=subprocess.STDOUT,
-                             env=env)
     slurm_log = open(wd_slurm / "snakemake.out", "w")
     # the profile as shipped; only the first status check comes sooner (2 s instead of 20) to keep the
     # test short, and the job names carry a prefix so the test finds its own jobs
@@ -272,21 +273,16 @@ def runs(cluster, tmp_path_factory, mirror):
                     subprocess.run(["scancel", cancelled["id"]], check=True, timeout=60)
             time.sleep(0.5)
         assert slurm.poll() is not None, "the Slurm run did not finish in 40 minutes"
-        local.wait(timeout=max(60.0, deadline - time.time()))
     finally:
-        for p in (slurm, local):
-            if p.poll() is None:
-                p.terminate()
-                p.wait(timeout=120)
+        if slurm.poll() is None:
+            slurm.terminate()
+            slurm.wait(timeout=120)
         left = [r["id"] for r in _squeue(prefix) if r["state"] in {"PENDING", "RUNNING", "COMPLETING"}]
         if left:
             subprocess.run(["scancel", *left], capture_output=True, timeout=60)
-        local_log.close()
         slurm_log.close()
     elapsed = time.time() - t0
     out_slurm = (wd_slurm / "snakemake.out").read_text()
-    out_local = (wd_local / "snakemake.out").read_text()
-    assert local.returncode == 0, out_local[-5000:]
     assert slurm.returncode == 0, out_slurm[-8000:]
     return {"local": wd_local, "slurm": wd_slurm, "out": out_slurm, "cancelled": cancelled, "prefix": prefix,
             "elapsed": elapsed}
@@ -314,7 +310,7 @@ def test_smoke_runs_through_slurm(runs):
     assert "ESCA over 2 ranks" in "".join(p.read_text() for p in (runs["slurm"] / "logs").rglob("*mpi*/*.log"))
     # nothing of this run is left in the queue
     assert not [r for r in _squeue(runs["prefix"]) if r["state"] in {"PENDING", "RUNNING", "COMPLETING"}]
-    print(f"Slurm run: {len(ids)} Slurm jobs ({ids[0]}..{ids[-1]}), {runs['elapsed']:.0f} s with the local run beside it")
+    print(f"Slurm run: {len(ids)} Slurm jobs ({ids[0]}..{ids[-1]}), {runs['elapsed']:.0f} s")
 
 
 def test_cancelled_job_is_retried(runs):

@@ -14,7 +14,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +49,9 @@ def count_matrix(
     With ``vocabulary`` the columns are exactly that list (in that order; tokens outside it are
     dropped); otherwise the vocabulary is learnt with the document-frequency bounds, sorted.
     """
+    # imported here: the workflow parses this module in every job, and scikit-learn costs ~0.9 s to import
+    from sklearn.feature_extraction.text import CountVectorizer
+
     if vocabulary is not None:
         vocabulary = list(dict.fromkeys(vocabulary))  # unique, keep order
         cv = CountVectorizer(vocabulary=vocabulary, token_pattern=token_pattern, lowercase=True, dtype=np.int32)
