@@ -1,9 +1,10 @@
-"""Manifolds the samplers move on: R^n (the default) and the probability simplex in the gamma
-parametrisation (:mod:`.simplex`). A model declares its manifold (``Model.manifold``); a sampler
-states the manifold it samples on and reads the manifold's constants, so the driver never branches
-on geometry."""
+"""Manifolds the samplers move on: R^n (the default), the probability simplex in the gamma
+parametrisation (:mod:`.simplex`) and products of unit spheres (:mod:`.sphere`). A model declares its
+manifold (``Model.manifold``); a sampler states the manifold it samples on and reads the manifold's
+constants, so the driver never branches on geometry."""
 
 from .simplex import EUCLIDEAN, Euclidean, GammaSimplex, cir_constants, cir_transition, dirichlet, normalise_blocks
+from .sphere import Sphere, geodesic_flow, normalise_sphere_blocks, project_tangent
 
-__all__ = ["EUCLIDEAN", "Euclidean", "GammaSimplex", "cir_constants", "cir_transition", "dirichlet",
-           "normalise_blocks"]
+__all__ = ["EUCLIDEAN", "Euclidean", "GammaSimplex", "Sphere", "cir_constants", "cir_transition", "dirichlet",
+           "geodesic_flow", "normalise_blocks", "normalise_sphere_blocks", "project_tangent"]

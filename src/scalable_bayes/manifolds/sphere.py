@@ -1,0 +1,188 @@
+"""Products of unit spheres: the manifold of the geodesic samplers.
+
+Liu, Zhu & Song (2016), *Stochastic Gradient Geodesic MCMC Methods* (SGGMC paper), Sec. 3: on the
+sphere S^{n-1} embedded in R^n the geodesic flow of a position x (unit vector) and a velocity v
+(tangent, x'v = 0) over a time t has the closed form (SGGMC eq. 7; Byrne & Girolami 2013, Sec. 3.2)
+
+    x(t) = x cos(a t) + (v / a) sin(a t),     v(t) = -a x sin(a t) + v cos(a t),     a = |v|,
+
+and the orthogonal projection onto the tangent space at x is v - (x'v) x (SGGMC Sec. 3, Lambda(x) =
+I - x x'). A parameter made of several unit vectors (the K topics of a spherical admixture model, the
+two means of the SGGMC Fig. 4 mixture) is a *product* of spheres: ``x`` is one flat float64 array of
+``n_blocks * block`` entries, block b holding the entries ``b * block .. (b + 1) * block - 1``, each
+block a unit vector of R^block; the velocity ``v`` has the same layout, each block tangent to its
+position block.
+
+Kernels (Numba, ``cache=True``, allocation-free, in place):
+
+* :func:`geodesic_flow` -- every block moves along its great circle for time t; afterwards each x_b is
+  renormalised and v_b re-projected, so rounding never accumulates (after 10^6 flow steps the norms
+  stay within 1e-12 of 1 and x_b'v_b within 1e-12 of 0; ``tests/test_geodesic_samplers.py``).
+* :func:`project_tangent` -- v_b <- v_b - (x_b'v_b) x_b per block.
+
+:class:`Sphere` is what a model declares as its manifold (``Model(manifold=Sphere(K, n))``); binding a
+geodesic sampler (:mod:`scalable_bayes.samplers.geodesic`) to such a model appends ``[block_size]`` to the
+sampler's kernel constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..rng import as_key, fill_normal
+
+__all__ = ["Sphere", "geodesic_flow", "project_tangent", "normalise_sphere_blocks"]
+
+UNIT_TOL = 1e-8  # tolerance of check_position on |x_b| - 1
+
+
+@njit(cache=True)
+def geodesic_flow(x, v, t, block):
+    """Move each block (x_b unit, v_b tangent) along its great circle for time ``t``, in place
+    (SGGMC eq. 7): x' = x cos(a t) + (v/a) sin(a t), v' = -a x sin(a t) + v cos(a t), a = |v_b|.
+
+    A block with a = 0 does not move. Afterwards x_b is renormalised to unit length and v_b
+    re-projected onto the tangent space at the new x_b (removes rounding drift; the exact flow keeps
+    both). A non-finite velocity or position makes the block's position NaN, so the caller reports
+    the step instead of moving on.
+    """
+    n = x.shape[0]
+    for s in range(0, n, block):
+        e = s + block
+        aa = 0.0
+        for j in range(s, e):
+            aa += v[j] * v[j]
+        a = np.sqrt(aa)
+        if not (a < np.inf):  # NaN or inf velocity
+            for j in range(s, e):
+                x[j] = np.nan
+            continue
+        if a > 0.0:
+            at = a * t
+            c = np.cos(at)
+            sn = np.sin(at)
+            soa = sn / a
+            asn = a * sn
+            for j in range(s, e):
+                xj = x[j]
+                vj = v[j]
+                x[j] = xj * c + vj * soa
+                v[j] = vj * c - xj * asn
+        nrm = 0.0
+        for j in range(s, e):
+            nrm += x[j] * x[j]
+        if not (nrm > 0.0) or not (nrm < np.inf):
+            for j in range(s, e):
+                x[j] = np.nan
+            continue
+        inv = 1.0 / np.sqrt(nrm)
+        d = 0.0
+        for j in range(s, e):
+            x[j] *= inv
+            d += x[j] * v[j]
+        for j in range(s, e):
+            v[j] -= d * x[j]
+
+
+@njit(cache=True)
+def project_tangent(x, v, block):
+    """v_b <- v_b - (x_b'v_b) x_b for every block: the projection Lambda(x) = I - x x' of SGGMC Sec. 3
+    (x_b unit), in place."""
+    n = x.shape[0]
+    for s in range(0, n, block):
+        d = 0.0
+        for j in range(s, s + block):
+            d += x[j] * v[j]
+        for j in range(s, s + block):
+            v[j] -= d * x[j]
+
+
+@njit(cache=True)
+def normalise_sphere_blocks(x, block):
+    """x_b <- x_b / |x_b| for every block, in place (a zero block becomes NaN)."""
+    n = x.shape[0]
+    for s in range(0, n, block):
+        nrm = 0.0
+        for j in range(s, s + block):
+            nrm += x[j] * x[j]
+        inv = 1.0 / np.sqrt(nrm) if nrm > 0.0 else np.nan
+        for j in range(s, s + block):
+            x[j] *= inv
+
+
+class Sphere:
+    """A product of ``n_blocks`` unit spheres S^{block_size - 1} in R^block_size.
+
+    ``dim`` = n_blocks * block_size (ambient coordinates); ``intrinsic_dim`` = n_blocks * (block_size - 1)
+    (the m of the gSGNHT thermostat, SGGMC Alg. 2). ``constants()`` is what a geodesic sampler appends
+    to its kernel constants: ``[block_size]``.
+    """
+
+    name = "sphere"
+
+    def __init__(self, n_blocks: int, block_size: int):
+        if isinstance(n_blocks, bool) or int(n_blocks) != n_blocks or n_blocks < 1:
+            raise ValueError(f"Sphere: n_blocks must be a positive integer, got {n_blocks!r}")
+        if isinstance(block_size, bool) or int(block_size) != block_size or block_size < 2:
+            raise ValueError(f"Sphere: block_size must be an integer >= 2 (S^0 is two points, no geodesic flow), "
+                             f"got {block_size!r}")
+        self.n_blocks = int(n_blocks)
+        self.block_size = int(block_size)
+        self.dim = self.n_blocks * self.block_size
+        self.intrinsic_dim = self.n_blocks * (self.block_size - 1)
+
+    def constants(self) -> np.ndarray:
+        return np.array([float(self.block_size)])
+
+    def check_position(self, x, who: str = "sampler") -> None:
+        """A ValueError unless ``x`` is finite and every block has unit norm within 1e-8."""
+        x = np.asarray(x, dtype=np.float64).reshape(-1)
+        if x.shape[0] != self.dim:
+            raise ValueError(f"{who}: position has length {x.shape[0]}, the sphere product {self!r} has {self.dim} "
+                             f"coordinates")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{who}: position on the sphere has non-finite entries")
+        norms = np.sqrt(np.sum(x.reshape(self.n_blocks, self.block_size) ** 2, axis=1))
+        bad = np.flatnonzero(np.abs(norms - 1.0) > UNIT_TOL)
+        if bad.size:
+            b = int(bad[0])
+            raise ValueError(f"{who}: block {b} of the position has norm {norms[b]!r}, not 1 (tolerance {UNIT_TOL:g}); "
+                             f"points on {self!r} are unit vectors per block: normalise it "
+                             f"(Sphere.normalise) or start from Sphere.random_point(seed)")
+
+    def normalise(self, x) -> np.ndarray:
+        """A copy of ``x`` with every block scaled to unit norm."""
+        out = np.array(x, dtype=np.float64, copy=True).reshape(-1)
+        if out.shape[0] != self.dim:
+            raise ValueError(f"Sphere.normalise: got {out.shape[0]} entries, expected {self.dim}")
+        normalise_sphere_blocks(out, self.block_size)
+        if not np.all(np.isfinite(out)):
+            raise ValueError("Sphere.normalise: a block is zero or non-finite and has no direction")
+        return out
+
+    def project(self, x, v) -> np.ndarray:
+        """The tangent part of ``v`` at ``x`` (a copy)."""
+        out = np.array(v, dtype=np.float64, copy=True).reshape(-1)
+        project_tangent(np.ascontiguousarray(x, dtype=np.float64).reshape(-1), out, self.block_size)
+        return out
+
+    def random_point(self, key_or_seed) -> np.ndarray:
+        """A point drawn uniformly on the product of spheres (normalised N(0, I) per block), from a key of
+        :mod:`scalable_bayes.rng` (advanced) or an int seed."""
+        key = as_key(key_or_seed)
+        out = np.empty(self.dim)
+        while True:
+            fill_normal(key, out)
+            if np.all(np.sum(out.reshape(self.n_blocks, self.block_size) ** 2, axis=1) > 0):
+                break
+        normalise_sphere_blocks(out, self.block_size)
+        return out
+
+    def blocks(self, x) -> np.ndarray:
+        """``x`` viewed as (n_blocks, block_size)."""
+        return np.asarray(x, dtype=np.float64).reshape(self.n_blocks, self.block_size)
+
+    def __repr__(self) -> str:
+        return f"Sphere(n_blocks={self.n_blocks}, block_size={self.block_size})"
+
