@@ -1,0 +1,133 @@
+"""Figures of the SGGMC paper (Liu, Zhu & Song, NIPS 2016): run tables -> figure files, nothing else (no fit,
+no verdict). Static diagrams (Fig. 1, Fig. 2) are drawn from the specs in :mod:`.static`; SFig1 from App. D's
+construction (:func:`.static.appd_modes`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scalable_bayes.plotting.style import plt, savefig, style
+
+from .static import FIG1_SPEC, FIG2_SPEC, appd_modes, unit
+
+# ---------------------------------------------------------------------------- static diagrams
+
+
+def fig1(out):
+    """SGGMC-Fig1 (Sec. 3): manifold M, a local coordinate system (N, Phi) and the isometric embedding Xi."""
+    spec = FIG1_SPEC
+    with style():
+        fig, ax = plt.subplots(figsize=(8, 2.6))
+        ax.set_axis_off()
+        ax.set_aspect("equal")
+        for name, (x0, y0, w, h, title) in spec["panels"].items():
+            if name == "coords":
+                ax.add_patch(plt.Rectangle((x0, y0), w, h, fill=False, ec="k", lw=0.8))
+                ax.add_patch(plt.Rectangle((x0 + 0.6, y0 + 0.5), 1.4, 1.1, fc="#56B4E9", alpha=0.3, ec="#0072B2"))
+            elif name == "manifold":
+                t = np.linspace(0, 2 * np.pi, 200)
+                r = 1.0 + 0.12 * np.sin(3 * t) + 0.08 * np.cos(2 * t)
+                ax.fill(x0 + w / 2 + r * 1.25 * np.cos(t), y0 + h / 2 + r * 0.95 * np.sin(t), fc="#E69F00", alpha=0.25,
+                        ec="#D55E00")
+                ax.add_patch(plt.Circle((x0 + w / 2, y0 + h / 2), 0.45, fc="#56B4E9", alpha=0.3, ec="#0072B2"))
+            else:
+                ax.add_patch(plt.Rectangle((x0, y0), w, h, fill=False, ec="k", lw=0.8))
+                ax.add_patch(plt.Circle((x0 + w / 2, y0 + h / 2), 0.9, fill=False, ec="#D55E00", lw=1.4))
+                th = np.linspace(-0.5, 0.5, 30)
+                ax.plot(x0 + w / 2 + 0.9 * np.cos(th), y0 + h / 2 + 0.9 * np.sin(th), color="#0072B2", lw=3, alpha=0.6)
+            ax.text(x0 + w / 2, y0 + h + 0.12, title, ha="center", va="bottom", fontsize=9)
+        pts = spec["points"]
+        for name, (x, y, label) in pts.items():
+            ax.plot([x], [y], "o", color="k", ms=3)
+            ax.text(x - 0.1 if name == "x" else x, y - 0.15, label, ha="right" if name == "x" else "center", va="top",
+                    fontsize=9)
+        for a, b, label, rad, (lx, ly) in spec["maps"]:
+            xa, ya, _ = pts[a]
+            xb, yb, _ = pts[b]
+            ax.annotate("", xy=(xb, yb), xytext=(xa, ya),
+                        arrowprops=dict(arrowstyle="-|>", lw=1, color="k", shrinkA=3, shrinkB=3,
+                                        connectionstyle=f"arc3,rad={rad}"))
+            ax.text(lx, ly, label, ha="center", va="center", fontsize=10)
+        ax.set_xlim(-0.2, 10.0)
+        ax.set_ylim(-0.7, 2.8)
+        ax.set_title("SGGMC Fig. 1: manifold $\\mathcal{M}$ with local coordinates $(\\mathcal{N}, \\Phi)$ and "
+                     "embedding $\\Xi$ (schematic)")
+        savefig(fig, out)
+
+
+def fig2(out):
+    """SGGMC-Fig2 (Sec. 4): the SAM graphical model (plate diagram)."""
+    spec = FIG2_SPEC
+    with style():
+        fig, ax = plt.subplots(figsize=(7, 2.9))
+        ax.set_axis_off()
+        ax.set_aspect("equal")
+        r = 0.36
+        for name, (x, y, label, observed) in spec["nodes"].items():
+            if observed is None:
+                ax.plot([x], [y], "o", color="k", ms=4)
+                ax.text(x, y + 0.2, label, ha="center", va="bottom", fontsize=11)
+            else:
+                ax.add_patch(plt.Circle((x, y), r, fc="#BBBBBB" if observed else "white", ec="k", lw=1))
+                ax.text(x, y, label, ha="center", va="center", fontsize=10)
+        for a, b in spec["edges"]:
+            xa, ya, _, oa = spec["nodes"][a]
+            xb, yb, _, ob = spec["nodes"][b]
+            v = np.array([xb - xa, yb - ya])
+            u = v / np.linalg.norm(v)
+            start = np.array([xa, ya]) + (r if oa is not None else 0.06) * u
+            end = np.array([xb, yb]) - (r if ob is not None else 0.06) * u
+            ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>", lw=1, color="k"))
+        for label, x0, y0, x1, y1 in spec["plates"]:
+            ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="k", lw=0.8))
+            ax.text(x1 - 0.08, y0 + 0.06, label, ha="right", va="bottom", fontsize=9)
+        ax.set_xlim(-0.1, 8.5)
+        ax.set_ylim(0.0, 3.2)
+        ax.set_title("SGGMC Fig. 2: spherical admixture model (SAM)")
+        savefig(fig, out)
+
+
+def _circle_axes(ax):
+    t = np.linspace(0, 2 * np.pi, 400)
+    ax.plot(np.cos(t), np.sin(t), color="0.6", lw=0.8)
+    ax.plot([0], [0], "k+", ms=5)
+    ax.annotate("", xy=(1.35, 0), xytext=(-1.35, 0), arrowprops=dict(arrowstyle="->", lw=0.6, color="0.5"))
+    ax.text(1.37, 0, "$e_1$", va="center", fontsize=8)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    ax.set_xlim(-1.5, 1.6)
+    ax.set_ylim(-1.3, 1.3)
+
+
+def _arrow(ax, ang, label, color, ls="-"):
+    x = unit(ang)
+    ax.annotate("", xy=x, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", lw=1.4, color=color, ls=ls))
+    ax.text(*(1.18 * x), label, ha="center", va="center", fontsize=9, color=color)
+
+
+def sfig1(out):
+    """SGGMC-SFig1 (App. D, its Fig. 1): left, the generating v1^(g), v2^(g) and the data modes v1^(g), mu^(g);
+    right, the two approximate posterior modes (v1^(1), v2^(1)) (blue) and (v1^(2), v2^(2)) (green), computed by
+    :func:`.static.appd_modes`."""
+    m = appd_modes()
+    with style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(7, 3.4))
+        _circle_axes(a)
+        _arrow(a, m["v1_g"], r"$v_1^{(g)}$", "#0072B2")
+        _arrow(a, m["v2_g"], r"$v_2^{(g)}$", "#009E73")
+        _arrow(a, m["mu_g"], r"$\mu^{(g)}$", "#D55E00", ls="--")
+        a.set_title("generating values; data modes $v_1^{(g)}$, $\\mu^{(g)}$")
+        _circle_axes(b)
+        (v11, v21), (v12, v22) = m["mode1"], m["mode2"]
+        _arrow(b, v11, r"$v_1^{(1)}$", "#0072B2")
+        _arrow(b, v21, r"$v_2^{(1)}$", "#0072B2", ls="--")
+        _arrow(b, v12, r"$v_1^{(2)}$", "#009E73")
+        _arrow(b, v22, r"$v_2^{(2)}$", "#009E73", ls="--")
+        b.set_title("approximate posterior modes")
+        fig.suptitle(f"SGGMC SFig. 1 (App. D): phi = {m['phi'] / np.pi:.3g} pi; modes "
+                     f"({v11 / np.pi * 24:+.2f}, {v21 / np.pi * 24:+.2f}) and ({v12 / np.pi * 24:+.2f}, "
+                     f"{v22 / np.pi * 24:+.2f}) x pi/24")
+        savefig(fig, out)
+
+
+STATIC_FIGURES = {"Fig1": fig1, "Fig2": fig2, "SFig1": sfig1}
