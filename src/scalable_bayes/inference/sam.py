@@ -1,0 +1,798 @@
+"""Spherical admixture model (SAM) estimator: SGGMC, gSGNHT, GMC-apprMH, GMC-bGibbs, VI and StoVI.
+
+Liu, Zhu & Song (2016), *Stochastic Gradient Geodesic MCMC Methods* (SGGMC paper), Sec. 4, eq. 9-10, Alg. 3,
+Sec. 5.3, App. B, App. E and F.3; the model kernels are in :mod:`scalable_bayes.models.sam`, the sphere
+geometry in :mod:`scalable_bayes.manifolds.sphere`.
+
+Methods (``method=``):
+
+* ``"sggmc"`` / ``"gsgnht"`` (SGGMC Alg. 3 with Alg. 1 / Alg. 2 on the product of K spheres S^{V-1}):
+  each outer iteration draws a minibatch S of documents (all documents if ``batch_size`` is None or >=
+  D: the full-batch variants of Fig. 5), draws ``n_theta_samples`` theta's per batch document from
+  pi(theta_d | beta, v_d) by GMC on the sphere lift (chain started at App. F.3's (beta'beta)^-1 beta'v_d at the
+  current beta), then makes ``n_inner`` (L) ABOBA steps with the stochastic gradient of eq. 10 and
+  V(x) = 0 (Sec. 5.3; ``grad_noise_var`` sets a scalar V). The theta samples stay fixed during the L
+  inner steps (Alg. 3 draws them once per beta sample). Step size and friction by App. E:
+  eps = sqrt(gamma / D), C = rho / eps (``gamma``, ``rho``), or ``eps`` and ``friction`` directly; gSGNHT's
+  thermostat xi starts at C, with m = K (V - 1) the intrinsic dimension.
+* ``"gmc_apprmh"`` (Sec. 5.3, App. B): full batch; per iteration theta samples for all documents at the
+  current beta, then one GMC transition on beta (``beta_leapfrog`` steps of size ``beta_step_size``)
+  whose Metropolis-Hastings test uses App. B eq. 1, U^(beta) = log c_V(||mbar||) - kappa sum_d (1/N)
+  sum_n v_d'vbar(beta, theta_d^(n)), with the theta samples drawn at the start of the trajectory at both
+  ends (our reading of App. B: "pi(theta|v, beta) does not change much" for a nearby proposal); the
+  gradient is the full-data eq. 10 with the same samples.
+* ``"gmc_bgibbs"`` (Sec. 5.3): blocked Gibbs; one GMC transition per theta_d (warm-started from the
+  document's previous theta; the first iteration starts at App. F.3's initialisation), then one GMC
+  transition on beta targeting the exact U(beta | theta, v).
+* ``"vi"`` (Reisinger et al. 2010, mean-field; the SGGMC authors ran that MATLAB code, so this is our
+  reconstruction): q(theta_d) = Dir(gamma_d), point estimates of the topics, mu collapsed as in eq. 9;
+  E[vbar] ~= beta E[theta] / sqrt(E ||beta theta||^2) (Reisinger et al.'s approximation), so
+  ELBO = sum_d [ -KL(Dir(gamma_d) || Dir(alpha)) + kappa v_d' rho_d ] - log c_V(||mbar||) + const with
+  rho_d = beta E theta_d / sqrt(E ||beta theta_d||^2). Each iteration: ``vi_local_steps`` steps of gradient
+  ascent on log gamma_d for every document (per-document step adapted: x1.5 on increase, x0.5 and undo
+  on decrease; ours), then one step on the topics "by repeatedly normalizing" (Sec. 4):
+  beta_k <- normalise(beta_k + eta g_k / ||g_k||) with g_k the tangent gradient and the angle eta adapted
+  by backtracking on the ELBO (ours).
+* ``"stovi"`` (stochastic VI after Hoffman et al. 2013; ours): per iteration a minibatch, local gamma_d
+  optimised from a fresh start (gamma_d = sum(alpha) times App. F.3's theta initialisation, floored at
+  alpha / 10: ours), then beta_k <- normalise(beta_k + rho_t g^_k / ||g^_k||) with g^ the minibatch estimate
+  of the ELBO's tangent gradient (document part scaled by D / S) and the angle
+  rho_t = vi_step ((tau0 + 1) / (tau0 + t))^stovi_kappa (Robbins-Monro decay of Hoffman et al.'s
+  (tau0 + t)^-kappa, scaled so that the first step is ``vi_step`` radians).
+
+**Clock and trace.** ``trace_`` (a DataFrame) records per checkpoint the iteration, the sampler's wall time
+and process CPU time (evaluation excluded), the log-perplexity on ``X_test`` (if given) and its Monte Carlo
+standard error, and the number of topic samples it averages over. Sampling methods average over the
+topic samples recorded after ``burn_in`` iterations (at most ``max_samples`` kept, thinned by halving when
+full; before burn-in ends: the current topics); VI / StoVI use their point estimate.
+
+**Log-perplexity** (Sec. 5.3; our reading): for test document v_d,
+log pi(v_d | beta) ~= log (1/N) sum_n c_V(kappa) exp(kappa v_d'vbar(beta, theta^(n))), theta^(n) ~ Dir(alpha)
+(prior draws), averaged over topic samples inside the log, and
+log-perplexity = -(1/D_test) sum_d log pi(v_d | {beta^(m)}) (lower is better); standard error by the delta
+method per document (independent draws across documents).
+
+**Threads and seeds.** Per-document theta chains run in Numba ``prange`` with a key per (iteration, document)
+(``rng.key_from_stream``), the topic-gradient kernels are parallel over topics with a fixed summation order,
+so a fit gives identical results for any ``n_threads``. Minibatches come from ``rng_from_seed(seed, 1)``,
+the topic chains' noise from ``make_key(seed, 2)``, theta streams from a seed derived from ``seed``.
+
+**Initial topics** (not stated in the paper; ours): K documents drawn at random (``rng_from_seed(seed, 3)``),
+each mixed with m (beta_k = normalise(v_dk + m)) -- the same start for every method of a seed.
+
+Defaults for the settings the paper does not state (ours, tuned on synthetic SAM corpora with V ~ 500):
+gamma = 0.5 / kappa and rho = 0.1 (App. E recommends gamma, rho in 0.01..0.1; the per-document
+gradient grows with kappa, so a fixed gamma is unstable for large kappa: gamma = 1e-2 diverged and 1e-3
+was best at kappa = 500 on a synthetic corpus with V = 200, D = 300), n_inner = 1, N = 5 theta samples with ``theta_steps`` = 3
+GMC transitions each of ``theta_leapfrog`` = 5 leapfrog steps of size
+``theta_step_size`` = 0.5 / sqrt(kappa + 2 sum(alpha)); beta GMC: ``beta_leapfrog`` = 10 steps of
+``beta_step_size`` = 0.5 / sqrt(kappa D); VI: ``vi_local_steps`` = 20, StoVI tau0 = 10,
+stovi_kappa = 0.7.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from numba import njit
+from scipy.special import gammaln, polygamma, psi
+from sklearn.exceptions import NotFittedError
+
+from ..manifolds.sphere import geodesic_flow, project_tangent
+from ..models import sam as M
+from ..rng import fill_normal, make_key, resolve_seed, rng_from_seed, uniform
+from ..special import bessel_ratio, vmf_log_normalizer
+from ..utils import numba_threads
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["SphericalAdmixture", "check_unit_rows", "METHODS"]
+
+METHODS = ("sggmc", "gsgnht", "gmc_apprmh", "gmc_bgibbs", "vi", "stovi")
+UNIT_TOL = 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------
+
+
+def check_unit_rows(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
+    """X as canonical CSR float64 with l2-normalised rows (tf-idf vectors on S^{V-1}); ValueError for an
+    all-zero row, a row of norm != 1 (tolerance 1e-6), non-finite entries or a wrong number of columns."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    else:
+        a = np.asarray(X, dtype=np.float64)
+        if a.ndim != 2:
+            raise ValueError(f"{what} must be a 2-D document-by-word matrix, got shape {a.shape}")
+        X = sp.csr_matrix(a)
+    if X.shape[0] == 0:
+        raise ValueError(f"{what} has no rows")
+    X.sum_duplicates()
+    if X.nnz and not np.all(np.isfinite(X.data)):
+        raise ValueError(f"{what} has non-finite entries")
+    X.eliminate_zeros()
+    X.sort_indices()
+    if n_words is not None and X.shape[1] != n_words:
+        raise ValueError(f"{what} has {X.shape[1]} columns but the model was fitted on {n_words} words")
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    zero = np.flatnonzero(norms == 0.0)
+    if zero.size:
+        raise ValueError(f"{what} has {zero.size} all-zero row(s) (first: row {zero[0]}); SAM documents are "
+                         "unit vectors: drop empty documents before fitting")
+    bad = np.flatnonzero(np.abs(norms - 1.0) > UNIT_TOL)
+    if bad.size:
+        raise ValueError(f"{what} rows must be l2-normalised (unit tf-idf vectors); {bad.size} row(s) are not, "
+                         f"e.g. row {bad[0]} has norm {norms[bad[0]]:.6g}")
+    return X
+
+
+def _positive(name, value):
+    if isinstance(value, (bool, np.bool_)) or not np.all(np.isfinite(np.asarray(value, dtype=float))) or \
+            not np.all(np.asarray(value, dtype=float) > 0):
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+
+
+def _count(name, value, minimum, allow_none=False):
+    if value is None and allow_none:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# topic-chain kernels (ABOBA of SGGMC Alg. 1 / 2 and the GMC leapfrog on the product of spheres)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _scale(v, f):
+    for i in range(v.shape[0]):
+        v[i] *= f
+
+
+@njit(cache=True)
+def _o_step(x, v, grad, eps, noise_sd, key, noise, block):
+    """O of SGGMC Alg. 1: v <- v + Lambda(x)[-eps grad + N(0, noise_sd^2 I)]."""
+    fill_normal(key, noise)
+    for i in range(v.shape[0]):
+        noise[i] = -eps * grad[i] + noise_sd * noise[i]
+    project_tangent(x, noise, block)
+    for i in range(v.shape[0]):
+        v[i] += noise[i]
+
+
+@njit(cache=True)
+def _kick(x, v, grad, h, block):
+    """v <- v - h Lambda(x) grad (a half kick of the GMC leapfrog)."""
+    for i in range(v.shape[0]):
+        v[i] -= h * grad[i]
+    project_tangent(x, v, block)
+
+
+@njit(cache=True)
+def _sq(v):
+    s = 0.0
+    for i in range(v.shape[0]):
+        s += v[i] * v[i]
+    return s
+
+
+@njit(cache=True)
+def _mh_accept(key, h0, h1):
+    if not np.isfinite(h1):
+        return False
+    return h1 <= h0 or uniform(key) < math.exp(h0 - h1)
+
+
+# ---------------------------------------------------------------------------------------------
+# the estimator
+# ---------------------------------------------------------------------------------------------
+
+
+class SphericalAdmixture:
+    """Spherical admixture model fitted by one of :data:`METHODS` (module docstring).
+
+    Parameters
+    ----------
+    n_topics : K >= 2.
+    method : one of "sggmc", "gsgnht", "gmc_apprmh", "gmc_bgibbs", "vi", "stovi".
+    kappa, sigma, kappa0 : document, topic and corpus-mean concentrations (SGGMC App. F.3: kappa_1, sigma,
+        kappa_0); alpha : Dirichlet parameter (scalar or length K).
+    batch_size : minibatch size S (sggmc, gsgnht, stovi); None or >= D: full batch.
+    n_theta_samples : N theta samples per document and beta step (sggmc, gsgnht, gmc_apprmh).
+    n_iter : outer iterations (one beta sample / one VI sweep each); ``max_time`` stops earlier on the
+        sampler's clock (seconds).
+    n_threads : Numba threads (None: leave as is). seed : int or None (recorded as ``seed_``).
+    mean_direction : m of the model (unit vector); default the normalised mean of the training documents
+        (App. F.3).
+    gamma, rho : App. E's learning rate (default 0.5 / kappa, ours) and momentum coefficient
+        (eps = sqrt(gamma / D), C = rho / eps); ``eps`` and
+        ``friction`` override them. n_inner : L. grad_noise_var : V(x) as a scalar (0 in Sec. 5.3); 2C - eps V
+        must not be negative.
+    theta_steps, theta_leapfrog, theta_step_size, theta_floor : the GMC theta chains (transitions between
+        stored samples, leapfrog steps, step size, floor of the initialisation).
+    beta_leapfrog, beta_step_size : the GMC transition on beta (gmc_apprmh, gmc_bgibbs).
+    vi_local_steps, vi_step : local gamma ascent steps and the initial topic angle of VI / StoVI.
+    stovi_tau0, stovi_kappa : StoVI's rate rho_t = (tau0 + t)^-kappa.
+    burn_in, max_samples, thin : topic samples kept for the log-perplexity (burn_in default n_iter // 2).
+    evaluate_every, n_prior_draws : checkpoints of ``trace_`` (iterations; 0: start and end only) and the
+        Dirichlet draws per test document of the log-perplexity.
+    """
+
+    def __init__(self, n_topics=10, method="sggmc", kappa=3e3, sigma=1e3, kappa0=1e3, alpha=10.0,
+                 batch_size=50, n_theta_samples=5, n_iter=100, n_threads=None, seed=0, *,
+                 mean_direction=None, gamma=None, rho=0.1, eps=None, friction=None, n_inner=1,
+                 grad_noise_var=0.0, theta_steps=3, theta_leapfrog=5, theta_step_size=None, theta_floor=None,
+                 beta_leapfrog=10, beta_step_size=None, vi_local_steps=20, vi_step=0.1, stovi_tau0=10.0,
+                 stovi_kappa=0.7, burn_in=None, max_samples=50, thin=1, evaluate_every=0, n_prior_draws=200,
+                 max_time=None):
+        self.n_topics = n_topics
+        self.method = method
+        self.kappa = kappa
+        self.sigma = sigma
+        self.kappa0 = kappa0
+        self.alpha = alpha
+        self.batch_size = batch_size
+        self.n_theta_samples = n_theta_samples
+        self.n_iter = n_iter
+        self.n_threads = n_threads
+        self.seed = seed
+        self.mean_direction = mean_direction
+        self.gamma = gamma
+        self.rho = rho
+        self.eps = eps
+        self.friction = friction
+        self.n_inner = n_inner
+        self.grad_noise_var = grad_noise_var
+        self.theta_steps = theta_steps
+        self.theta_leapfrog = theta_leapfrog
+        self.theta_step_size = theta_step_size
+        self.theta_floor = theta_floor
+        self.beta_leapfrog = beta_leapfrog
+        self.beta_step_size = beta_step_size
+        self.vi_local_steps = vi_local_steps
+        self.vi_step = vi_step
+        self.stovi_tau0 = stovi_tau0
+        self.stovi_kappa = stovi_kappa
+        self.burn_in = burn_in
+        self.max_samples = max_samples
+        self.thin = thin
+        self.evaluate_every = evaluate_every
+        self.n_prior_draws = n_prior_draws
+        self.max_time = max_time
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self, n_docs):
+        """All settings -> a dict of resolved values; raises ValueError naming the problem (nothing is
+        written to the estimator before this returns)."""
+        K = self.n_topics
+        if isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer)) or K < 2:
+            raise ValueError(f"n_topics (K) must be an integer >= 2, got {K!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        for name in ("kappa", "sigma", "kappa0"):
+            _positive(name + " (concentration)", getattr(self, name))
+        alpha = np.asarray(self.alpha, dtype=np.float64)
+        if alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape[0] != K):
+            raise ValueError(f"alpha must be a scalar or a vector of length K = {K}, got shape {alpha.shape}")
+        _positive("alpha (Dirichlet parameter)", alpha)
+        alpha = np.broadcast_to(alpha, (K,)).astype(np.float64)
+        _count("batch_size", self.batch_size, 1, allow_none=True)
+        _count("n_theta_samples", self.n_theta_samples, 1)
+        _count("n_iter", self.n_iter, 0)
+        _count("n_threads", self.n_threads, 1, allow_none=True)
+        _count("n_inner", self.n_inner, 1)
+        _count("theta_steps", self.theta_steps, 1)
+        _count("theta_leapfrog", self.theta_leapfrog, 1)
+        _count("beta_leapfrog", self.beta_leapfrog, 1)
+        _count("vi_local_steps", self.vi_local_steps, 0)
+        _count("max_samples", self.max_samples, 1)
+        _count("thin", self.thin, 1)
+        _count("evaluate_every", self.evaluate_every, 0)
+        _count("n_prior_draws", self.n_prior_draws, 1)
+        _count("burn_in", self.burn_in, 0, allow_none=True)
+        if self.max_time is not None:
+            _positive("max_time", self.max_time)
+        D = int(n_docs)
+        if self.eps is not None:
+            _positive("eps (step size)", self.eps)
+            eps = float(self.eps)
+        else:
+            gam = 0.5 / float(self.kappa) if self.gamma is None else self.gamma
+            _positive("gamma (learning rate)", gam)
+            eps = math.sqrt(float(gam) / D)
+        if self.friction is not None:
+            _positive("friction (C)", self.friction)
+            C = float(self.friction)
+        else:
+            _positive("rho (momentum coefficient)", self.rho)
+            C = float(self.rho) / eps
+        vn = float(self.grad_noise_var)
+        if not np.isfinite(vn) or vn < 0:
+            raise ValueError(f"grad_noise_var (V(x)) must be finite and >= 0, got {self.grad_noise_var!r}")
+        if 2.0 * C - eps * vn < 0:
+            raise ValueError(f"the noise variance (2C - eps V) eps of SGGMC Alg. 1 is negative: C = {C:.4g}, "
+                             f"eps = {eps:.4g}, V = {vn:.4g}; lower the step size or raise the friction")
+        kappa = float(self.kappa)
+        th_eps = (0.5 / math.sqrt(kappa + 2.0 * alpha.sum()) if self.theta_step_size is None
+                  else float(self.theta_step_size))
+        _positive("theta_step_size", th_eps)
+        be_eps = 0.5 / math.sqrt(kappa * D) if self.beta_step_size is None else float(self.beta_step_size)
+        _positive("beta_step_size", be_eps)
+        floor = 0.01 / K if self.theta_floor is None else float(self.theta_floor)
+        if not 0.0 < floor < 1.0 / K:
+            raise ValueError(f"theta_floor must lie in (0, 1/K), got {floor!r}")
+        _positive("vi_step", self.vi_step)
+        _positive("stovi_tau0", self.stovi_tau0)
+        if not (0.5 < float(self.stovi_kappa) <= 1.0):
+            raise ValueError(f"stovi_kappa must lie in (0.5, 1] (Robbins-Monro), got {self.stovi_kappa!r}")
+        S = D if self.batch_size is None or self.batch_size >= D or self.method in ("gmc_apprmh", "gmc_bgibbs",
+                                                                                     "vi") else int(self.batch_size)
+        return dict(K=K, alpha=alpha, eps=eps, C=C, vn=vn, th_eps=th_eps, be_eps=be_eps, floor=floor, S=S,
+                    seed=resolve_seed(self.seed))
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, X_test=None):
+        """Fit on ``X`` (D x V, l2-normalised rows, e.g. tf-idf; scipy CSR or dense); ``X_test`` (optional)
+        is scored at the checkpoints of ``trace_``."""
+        X = check_unit_rows(X)
+        D, V = X.shape
+        if X_test is not None:
+            X_test = check_unit_rows(X_test, V, what="X_test")
+        cfg = self._validate(D)
+        if self.mean_direction is not None:
+            m0 = np.asarray(self.mean_direction, dtype=np.float64).ravel()
+            if m0.shape != (V,) or not np.all(np.isfinite(m0)) or abs(np.linalg.norm(m0) - 1.0) > UNIT_TOL:
+                raise ValueError(f"mean_direction (m) must be a unit vector of length V = {V}")
+        else:
+            m0 = np.asarray(X.mean(axis=0)).ravel()
+            nm = np.linalg.norm(m0)
+            if not nm > 0:
+                raise ValueError("the training documents average to the zero vector; pass mean_direction (m)")
+            m0 = m0 / nm
+        K = cfg["K"]
+        self.seed_ = cfg["seed"]
+        self.n_features_in_ = V
+        self.m_ = m0
+        self.alpha_ = cfg["alpha"]
+        self.eps_, self.friction_ = cfg["eps"], cfg["C"]
+        self._cfg = cfg
+        self._X = X
+        self._csr = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64))
+        self._log_cv_kappa = float(vmf_log_normalizer(V, float(self.kappa)))
+        self._samples = []
+        self._n_seen = 0
+        self._keep_every = int(self.thin)
+        rows = []
+        burn = self.n_iter // 2 if self.burn_in is None else int(self.burn_in)
+        every = int(self.evaluate_every or 0)
+        with numba_threads(self.n_threads) as nt:
+            self.n_threads_ = nt
+            t0, c0 = time.perf_counter(), time.process_time()
+            self._init_state(X)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            rows.append(self._checkpoint(0, wall, cpu, X_test))
+            it = 0
+            for it in range(1, self.n_iter + 1):
+                t0, c0 = time.perf_counter(), time.process_time()
+                self._iterate(it)
+                if it > burn and self.method not in ("vi", "stovi"):
+                    self._record_sample()
+                wall += time.perf_counter() - t0
+                cpu += time.process_time() - c0
+                stop = self.max_time is not None and wall >= self.max_time
+                if (every and it % every == 0) or it == self.n_iter or stop:
+                    rows.append(self._checkpoint(it, wall, cpu, X_test))
+                    logger.info("SAM %s it %d wall %.2fs log-perplexity %s", self.method, it, wall,
+                                rows[-1]["log_perplexity"])
+                if stop:
+                    break
+            self.n_iter_ = it
+        self.trace_ = pd.DataFrame(rows)
+        self.components_ = self._beta.reshape(K, V).copy()
+        self.samples_ = (np.stack(self._samples) if self._samples else self.components_[None]).copy()
+        del self._X
+        return self
+
+    # ------------------------------------------------------------------ state
+    def _init_state(self, X):
+        cfg = self._cfg
+        K = cfg["K"]
+        D, V = X.shape
+        r = rng_from_seed(self.seed_, 3)
+        pick = r.choice(D, size=K, replace=D < K)
+        beta = np.asarray(X[pick].todense()) + self.m_[None, :]
+        beta /= np.linalg.norm(beta, axis=1, keepdims=True)
+        self._beta = beta.ravel().copy()
+        self._batch_rng = rng_from_seed(self.seed_, 1)
+        self._key = make_key(self.seed_, 2)
+        self._theta_seed = int(make_key(self.seed_, 4)[0] >> np.uint64(1))
+        self._v = np.zeros(K * V)
+        self._noise = np.zeros(K * V)
+        self._grad = np.zeros(K * V)
+        self._G = np.zeros((K, K))
+        self._xi = cfg["C"]
+        meth = self.method
+        if meth in ("sggmc", "gsgnht"):
+            fill_normal(self._key, self._v)
+            project_tangent(self._beta, self._v, V)
+        S = cfg["S"]
+        N = 1 if meth == "gmc_bgibbs" else int(self.n_theta_samples)
+        if meth not in ("vi", "stovi"):
+            self._B = np.zeros((S, K))
+            self._thetas = np.zeros((S, N, K))
+            self._score = np.zeros((S, N))
+            self._norm = np.zeros((S, N))
+            self._acc = np.zeros(S, np.int64)
+            self._work = np.zeros((S, 6 * K))
+            self._keys = np.zeros((S, 2), np.uint64)
+            self._c = M.lift_exponents(cfg["alpha"], K)
+            self._theta_state = np.zeros((D, K)) if meth == "gmc_bgibbs" else np.zeros((1, K))
+        else:
+            self._gam = None
+            self._vi_eta = float(self.vi_step)
+        self.accept_rate_ = np.nan
+        self.theta_accept_rate_ = np.nan
+        self._n_beta_acc = 0
+        self._n_beta_prop = 0
+
+    def _batch(self):
+        D = self._X.shape[0]
+        S = self._cfg["S"]
+        if S >= D:
+            return np.arange(D, dtype=np.int64)
+        return np.sort(self._batch_rng.choice(D, size=S, replace=False)).astype(np.int64)
+
+    def _summaries(self, beta, docs, B):
+        K, V = self._cfg["K"], self.n_features_in_
+        M.gram(beta, K, V, self._G)
+        ip, ix, dt = self._csr
+        M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
+
+    def _draw_thetas(self, it, docs, warm, n_samples, n_steps):
+        cfg = self._cfg
+        K = cfg["K"]
+        S = docs.shape[0]
+        Ginv = np.linalg.pinv(self._G, rcond=1e-10)
+        M.sample_theta(self._theta_seed, it, docs, self._B[:S], self._G, Ginv, self._c, float(self.kappa), K,
+                       n_samples, n_steps, cfg["th_eps"], int(self.theta_leapfrog), cfg["floor"], warm,
+                       self._theta_state, self._thetas[:S], self._score[:S], self._norm[:S], self._acc[:S],
+                       self._work[:S], self._keys[:S])
+        self.theta_accept_rate_ = float(self._acc[:S].sum()) / (S * n_samples * n_steps)
+
+    def _prior_grad(self, beta, grad):
+        """grad_{beta_k} log c_V(||mbar||) = -sigma A_V(||mbar||) mbar / ||mbar|| added to every block."""
+        K, V = self._cfg["K"], self.n_features_in_
+        mb, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
+        a = float(bessel_ratio(V, r))
+        g = grad.reshape(K, V)
+        g -= (float(self.sigma) * a / r) * mb[None, :]
+
+    def _log_cv_mbar(self, beta):
+        K, V = self._cfg["K"], self.n_features_in_
+        _, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
+        return float(vmf_log_normalizer(V, r))
+
+    def _potential_grad(self, beta, docs, scale, want_u):
+        """U^ (App. B eq. 1 with the stored theta samples; exact U(beta|theta,v) for one sample) and the
+        gradient of eq. 10 with document scale ``scale`` (kappa D / S), into self._grad."""
+        K, V = self._cfg["K"], self.n_features_in_
+        S = docs.shape[0]
+        self._summaries(beta, docs, self._B[:S])
+        M.stored_scores(self._thetas[:S], self._B[:S], self._G, K, self._score[:S], self._norm[:S])
+        ip, ix, dt = self._csr
+        M.grad_documents(beta, K, V, ip, ix, dt, docs, self._thetas[:S], self._score[:S], self._norm[:S],
+                         scale, self._grad)
+        self._prior_grad(beta, self._grad)
+        if not want_u:
+            return np.nan
+        return self._log_cv_mbar(beta) - float(self.kappa) * float(self._score[:S].mean(axis=1).sum())
+
+    # ------------------------------------------------------------------ one iteration
+    def _iterate(self, it):
+        meth = self.method
+        if meth in ("sggmc", "gsgnht"):
+            self._sg_step(it)
+        elif meth == "gmc_apprmh":
+            docs = self._batch()
+            self._summaries(self._beta, docs, self._B)
+            self._draw_thetas(it, docs, 0, int(self.n_theta_samples), int(self.theta_steps))
+            self._gmc_beta(docs)
+        elif meth == "gmc_bgibbs":
+            docs = self._batch()
+            self._summaries(self._beta, docs, self._B)
+            self._draw_thetas(it, docs, 2 if it == 1 else 1, 1, 1)
+            self._gmc_beta(docs)
+        elif meth == "vi":
+            self._vi_step(it, full=True)
+        else:
+            self._vi_step(it, full=False)
+
+    def _sg_step(self, it):
+        """One outer iteration of SGGMC Alg. 3 with Alg. 1 (sggmc) or Alg. 2 (gsgnht)."""
+        cfg = self._cfg
+        K, V = cfg["K"], self.n_features_in_
+        D = self._X.shape[0]
+        docs = self._batch()
+        S = docs.shape[0]
+        self._summaries(self._beta, docs, self._B[:S])
+        self._draw_thetas(it, docs, 0, int(self.n_theta_samples), int(self.theta_steps))
+        eps, C = cfg["eps"], cfg["C"]
+        noise_sd = math.sqrt(max((2.0 * C - eps * cfg["vn"]) * eps, 0.0))
+        scale = float(self.kappa) * D / S
+        x, v = self._beta, self._v
+        thermo = self.method == "gsgnht"
+        mdim = K * (V - 1.0)
+        for _l in range(int(self.n_inner)):
+            if thermo:
+                self._xi += (_sq(v) / mdim - 1.0) * eps / 2.0
+            geodesic_flow(x, v, eps / 2.0, V)
+            fric = self._xi if thermo else C
+            _scale(v, math.exp(-fric * eps / 2.0))
+            self._potential_grad(x, docs, scale, False)
+            _o_step(x, v, self._grad, eps, noise_sd, self._key, self._noise, V)
+            _scale(v, math.exp(-fric * eps / 2.0))
+            geodesic_flow(x, v, eps / 2.0, V)
+            if thermo:
+                self._xi += (_sq(v) / mdim - 1.0) * eps / 2.0
+        if not np.all(np.isfinite(x)):
+            raise FloatingPointError(f"SAM {self.method}: topics became non-finite at iteration {it}; lower gamma "
+                                     "(eps) or raise rho")
+
+    def _gmc_beta(self, docs):
+        """One GMC transition (Byrne & Girolami 2013) of the topics on the product of K spheres, with
+        Metropolis-Hastings on U^ (gmc_apprmh: App. B eq. 1) or the exact U(beta|theta,v) (gmc_bgibbs)."""
+        cfg = self._cfg
+        V = self.n_features_in_
+        eps = cfg["be_eps"]
+        kappa = float(self.kappa)
+        x0 = self._beta
+        x = x0.copy()
+        v = self._v
+        fill_normal(self._key, v)
+        project_tangent(x, v, V)
+        u0 = self._potential_grad(x, docs, kappa, True)
+        h0 = u0 + 0.5 * _sq(v)
+        u = u0
+        for _l in range(int(self.beta_leapfrog)):
+            _kick(x, v, self._grad, 0.5 * eps, V)
+            geodesic_flow(x, v, eps, V)
+            u = self._potential_grad(x, docs, kappa, True)
+            _kick(x, v, self._grad, 0.5 * eps, V)
+        h1 = u + 0.5 * _sq(v)
+        self._n_beta_prop += 1
+        if np.all(np.isfinite(x)) and _mh_accept(self._key, h0, h1):
+            self._beta = x
+            self._n_beta_acc += 1
+        self.accept_rate_ = self._n_beta_acc / self._n_beta_prop
+
+    # ------------------------------------------------------------------ VI / StoVI (ours, see module doc)
+    def _vi_local(self, gam, B, G, n_steps):
+        """Gradient ascent on log gamma of ELBO_d = -KL(Dir(gamma_d)||Dir(alpha)) + kappa f_d(gamma_d) for
+        every row, with per-row adaptive steps; returns gamma and the per-row objective."""
+        alpha = self._cfg["alpha"]
+        kappa = float(self.kappa)
+        lam = np.log(gam)
+        obj, g = _vi_local_obj(np.exp(lam), B, G, alpha, kappa)
+        step = np.full(gam.shape[0], 0.1)
+        for _t in range(n_steps):
+            trial = np.clip(lam + step[:, None] * g * np.exp(lam), -7.0, 14.0)
+            o2, g2 = _vi_local_obj(np.exp(trial), B, G, alpha, kappa)
+            up = o2 >= obj
+            lam[up] = trial[up]
+            obj[up] = o2[up]
+            g[up] = g2[up]
+            step = np.where(up, step * 1.5, step * 0.5)
+        return np.exp(lam), obj
+
+    def _vi_init_gamma(self, docs, B, G):
+        K = self._cfg["K"]
+        alpha = self._cfg["alpha"]
+        Ginv = np.linalg.pinv(G, rcond=1e-10)
+        th = np.zeros(K)
+        out = np.empty((docs.shape[0], K))
+        for s in range(docs.shape[0]):
+            M.theta_init(B[s], Ginv, K, self._cfg["floor"], th)
+            out[s] = np.maximum(alpha.sum() * th, alpha / 10.0)
+        return out
+
+    def _vi_beta_grad(self, beta, docs, gam, B, G, scale):
+        """Tangent-free Euclidean gradient of the ELBO w.r.t. the topics (document part times ``scale`` / kappa
+        ... i.e. scale = kappa D / S) plus the collapsed-mu prior term (eq. 9: +sigma A_V mbar/||mbar||)."""
+        K, V = self._cfg["K"], self.n_features_in_
+        g0 = gam.sum(axis=1, keepdims=True)
+        e = gam / g0
+        lin = (e * B).sum(axis=1)
+        den = g0[:, 0] * (g0[:, 0] + 1.0)
+        q = (np.einsum("sk,kj,sj->s", gam, G, gam) + (gam * np.diag(G)[None, :]).sum(axis=1)) / den
+        q = np.maximum(q, M.TINY_NORM ** 2)
+        sq = np.sqrt(q)
+        Xb = self._X[docs]
+        coef = e / sq[:, None]
+        grad = np.asarray(Xb.T @ coef).T
+        w = lin / (q * sq) / den
+        Mkj = np.einsum("s,sk,sj->kj", w, gam, gam) + np.diag((w[:, None] * gam).sum(axis=0))
+        grad = scale * (np.asarray(grad) - Mkj @ beta.reshape(K, V))
+        flat = -grad.ravel()
+        self._prior_grad(beta, flat)  # adds -sigma A mbar/|mbar| to the negative gradient
+        return -flat
+
+    def _elbo(self, beta, docs, gam):
+        K, V = self._cfg["K"], self.n_features_in_
+        G = np.zeros((K, K))
+        M.gram(beta, K, V, G)
+        B = np.zeros((docs.shape[0], K))
+        ip, ix, dt = self._csr
+        M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
+        obj, _ = _vi_local_obj(gam, B, G, self._cfg["alpha"], float(self.kappa))
+        return float(obj.sum()) - self._log_cv_mbar(beta)
+
+    def _vi_step(self, it, full):
+        cfg = self._cfg
+        K, V = cfg["K"], self.n_features_in_
+        D = self._X.shape[0]
+        docs = self._batch() if not full else np.arange(D, dtype=np.int64)
+        S = docs.shape[0]
+        B = np.zeros((S, K))
+        self._summaries(self._beta, docs, B)
+        G = self._G.copy()
+        if full:
+            if self._gam is None:
+                self._gam = self._vi_init_gamma(docs, B, G)
+            gam, _ = self._vi_local(self._gam, B, G, int(self.vi_local_steps))
+            self._gam = gam
+        else:
+            gam, _ = self._vi_local(self._vi_init_gamma(docs, B, G), B, G, int(self.vi_local_steps))
+        g = self._vi_beta_grad(self._beta, docs, gam, B, G, float(self.kappa) * D / S)
+        gk = g.reshape(K, V).copy()
+        bk = self._beta.reshape(K, V)
+        gk -= (gk * bk).sum(axis=1, keepdims=True) * bk
+        gn = np.linalg.norm(gk, axis=1, keepdims=True)
+        dirn = np.where(gn > 0, gk / np.where(gn > 0, gn, 1.0), 0.0)
+
+        def moved(eta):
+            nb = bk + eta * dirn
+            return (nb / np.linalg.norm(nb, axis=1, keepdims=True)).ravel()
+
+        if full:
+            e0 = self._elbo(self._beta, docs, gam)
+            eta = self._vi_eta
+            for _ in range(20):
+                cand = moved(eta)
+                if self._elbo(cand, docs, gam) >= e0:
+                    self._beta = cand
+                    self._vi_eta = min(eta * 1.2, 1.0)
+                    break
+                eta *= 0.5
+            else:
+                self._vi_eta = eta
+            self.elbo_ = e0
+        else:
+            tau0 = float(self.stovi_tau0)
+            self._beta = moved(float(self.vi_step) * ((tau0 + 1.0) / (tau0 + it)) ** float(self.stovi_kappa))
+
+    # ------------------------------------------------------------------ samples and scores
+    def _record_sample(self):
+        self._n_seen += 1
+        if self._n_seen % self._keep_every:
+            return
+        self._samples.append(self._beta.reshape(self._cfg["K"], self.n_features_in_).copy())
+        if len(self._samples) > int(self.max_samples):
+            self._samples = self._samples[1::2]
+            self._keep_every *= 2
+
+    def _current_samples(self):
+        K, V = self._cfg["K"], self.n_features_in_
+        if self._samples:
+            return np.stack(self._samples)
+        return self._beta.reshape(1, K, V)
+
+    def _checkpoint(self, it, wall, cpu, X_test):
+        rec = {"method": self.method, "iteration": it, "wall_time": wall, "cpu_time": cpu,
+               "log_perplexity": np.nan, "log_perplexity_se": np.nan, "n_samples": 0}
+        if self.method in ("gmc_apprmh", "gmc_bgibbs"):
+            rec["accept_rate"] = self.accept_rate_
+        if X_test is not None:
+            S = self._current_samples()
+            lp, se = _log_perplexity(S, X_test, self._cfg["alpha"], float(self.kappa), self._log_cv_kappa,
+                                     int(self.n_prior_draws), self.seed_)
+            rec.update(log_perplexity=lp, log_perplexity_se=se, n_samples=S.shape[0])
+        return rec
+
+    def _check_fitted(self):
+        if not hasattr(self, "components_"):
+            raise NotFittedError("this SphericalAdmixture is not fitted yet; call fit(X) first")
+
+    def log_perplexity(self, X_test, n_prior_draws=None, *, return_se=False, point_estimate=False, seed=None):
+        """Log-perplexity of ``X_test`` (SGGMC Sec. 5.3; module docstring): -(1/D) sum_d log pi(v_d | beta) by
+        ``n_prior_draws`` Dirichlet prior draws per document, averaged over the recorded topic samples
+        (``point_estimate=True``: ``components_`` only). Lower is better. With ``return_se`` also the Monte
+        Carlo standard error."""
+        self._check_fitted()
+        X_test = check_unit_rows(X_test, self.n_features_in_, what="X_test")
+        n = int(self.n_prior_draws if n_prior_draws is None else n_prior_draws)
+        _count("n_prior_draws", n, 1)
+        S = self.components_[None] if point_estimate else self.samples_
+        with numba_threads(self.n_threads):
+            lp, se = _log_perplexity(S, X_test, self.alpha_, float(self.kappa),
+                                     float(vmf_log_normalizer(self.n_features_in_, float(self.kappa))), n,
+                                     self.seed_ if seed is None else resolve_seed(seed))
+        return (lp, se) if return_se else lp
+
+    def transform(self, X, n_samples=20, seed=None):
+        """Posterior-mean topic proportions E[theta_d | beta, v_d] (D x K) under ``components_``, by
+        ``n_samples`` GMC draws per document (same theta chains as the samplers)."""
+        self._check_fitted()
+        X = check_unit_rows(X, self.n_features_in_)
+        _count("n_samples", n_samples, 1)
+        K, V = self.components_.shape
+        D = X.shape[0]
+        beta = self.components_.ravel().copy()
+        ip, ix, dt = X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64)
+        docs = np.arange(D, dtype=np.int64)
+        G = np.zeros((K, K))
+        B = np.zeros((D, K))
+        out = np.zeros((D, n_samples, K))
+        th_eps = self._cfg["th_eps"]
+        with numba_threads(self.n_threads):
+            M.gram(beta, K, V, G)
+            M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
+            M.sample_theta(int(make_key(self.seed_ if seed is None else resolve_seed(seed), 5)[0] >> np.uint64(1)),
+                           0, docs, B, G, np.linalg.pinv(G, rcond=1e-10), M.lift_exponents(self.alpha_, K),
+                           float(self.kappa), K, n_samples, int(self.theta_steps), th_eps, int(self.theta_leapfrog),
+                           self._cfg["floor"], 0, np.zeros((1, K)), out, np.zeros((D, n_samples)),
+                           np.zeros((D, n_samples)), np.zeros(D, np.int64), np.zeros((D, 6 * K)),
+                           np.zeros((D, 2), np.uint64))
+        return out.mean(axis=1)
+
+
+def _vi_local_obj(gam, B, G, alpha, kappa):
+    """Per row: -KL(Dir(gamma)||Dir(alpha)) + kappa f(gamma) with f = E[theta]'b / sqrt(E||beta theta||^2)
+    (Reisinger et al.'s approximation of E[v'vbar]); and its gradient w.r.t. gamma."""
+    g0 = gam.sum(axis=1)
+    a0 = alpha.sum()
+    dg = psi(gam) - psi(g0)[:, None]
+    kl = (gammaln(g0) - gammaln(gam).sum(axis=1) - gammaln(a0) + gammaln(alpha).sum()
+          + ((gam - alpha[None, :]) * dg).sum(axis=1))
+    dkl = (gam - alpha[None, :]) * polygamma(1, gam) - (polygamma(1, g0) * (g0 - a0))[:, None]
+    Gg = gam @ G
+    diag = np.diag(G)[None, :]
+    den = g0 * (g0 + 1.0)
+    qn = (gam * Gg).sum(axis=1) + (gam * diag).sum(axis=1)
+    q = np.maximum(qn / den, M.TINY_NORM ** 2)
+    lin = (gam * B).sum(axis=1) / g0
+    sq = np.sqrt(q)
+    f = lin / sq
+    dlin = B / g0[:, None] - (lin / g0)[:, None]
+    dq = (2.0 * Gg + diag) / den[:, None] - (q * (2.0 * g0 + 1.0) / den)[:, None]
+    df = dlin / sq[:, None] - (lin / (2.0 * q * sq))[:, None] * dq
+    return -kl + kappa * f, -dkl + kappa * df
+
+
+def _log_perplexity(samples, X_test, alpha, kappa, log_cv, n_draws, seed):
+    """(log-perplexity, MC standard error) of X_test under topic samples (M, K, V)."""
+    Msz, K, V = samples.shape
+    D = X_test.shape[0]
+    ip, ix, dt = X_test.indptr.astype(np.int64), X_test.indices.astype(np.int64), X_test.data.astype(np.float64)
+    docs = np.arange(D, dtype=np.int64)
+    Bm = np.zeros((Msz, D, K))
+    Gm = np.zeros((Msz, K, K))
+    for m in range(Msz):
+        b = np.ascontiguousarray(samples[m]).ravel()
+        M.gram(b, K, V, Gm[m])
+        M.doc_projections(b, K, V, ip, ix, dt, docs, Bm[m])
+    lw = np.zeros((D, n_draws))
+    lm = np.zeros((D, Msz + K))
+    keys = np.zeros((D, 2), np.uint64)
+    logp = np.zeros(D)
+    se = np.zeros(D)
+    M.log_lik_prior_draws(Bm, Gm, np.asarray(alpha, dtype=np.float64), kappa, log_cv, n_draws,
+                          int(make_key(seed, 6)[0] >> np.uint64(1)), docs, lw, lm, keys, logp, se)
+    return float(-logp.mean()), float(math.sqrt(np.sum(se ** 2)) / D)

@@ -1,0 +1,457 @@
+"""Spherical admixture model (SAM; Reisinger, Waters, Silverthorn & Mooney 2010): Numba kernels.
+
+Model (SGGMC paper, Liu, Zhu & Song 2016, Sec. 4): documents v_d, topics beta_k, the corpus mean mu and
+the hyperparameter m lie on S^{V-1}; theta_d on the (K-1)-simplex;
+
+    mu ~ vMF(m, kappa0),  beta_k ~ vMF(mu, sigma),  theta_d ~ Dir(alpha),
+    v_d ~ vMF(vbar(beta, theta_d), kappa),   vbar(beta, theta) = beta theta / ||beta theta||.
+
+With mu collapsed (eq. 9)
+
+    pi(v, beta, theta) = c_V(kappa0) c_V(sigma)^K c_V(||mbar||)^-1 prod_d Dir(theta_d|alpha) vMF(v_d|vbar, kappa),
+    mbar(beta) = kappa0 m + sigma sum_k beta_k,
+
+so the potential of beta given theta is U(beta | theta, v) = log c_V(||mbar||) - kappa sum_d v_d' vbar_d + const,
+with d/dr log c_V(r) = -A_V(r) and
+
+    grad_{beta_k} log c_V(||mbar||) = -sigma A_V(||mbar||) mbar / ||mbar||,
+    grad_{beta_k} v_d' vbar(beta, theta_d) = theta_dk (v_d - (v_d' vbar) vbar) / ||beta theta_d||.
+
+The stochastic gradient of eq. 10 (its second term written as the gradient it stands for) averages the
+document term over N samples theta^(n)_d ~ pi(theta_d | beta, v_d) and a minibatch of S documents scaled
+by D / S (Fisher's identity, Sec. 4).
+
+**Cost structure** (ours): with G = beta beta' (K x K) and b_d = beta' v_d (K; O(K nnz_d) for a sparse row),
+||beta theta||^2 = theta' G theta and v_d' vbar = theta' b_d / sqrt(theta' G theta): the theta sampler works in
+K dimensions only. The document term of the gradient splits into a sparse part sum_d c_dk v_d and a dense
+part sum_j M_kj beta_j with a K x K matrix M, so no dense V-vector is formed per document.
+
+**theta sampler** (SGGMC Sec. 4 says only "we use GMC"; the lift is ours): theta = y o y with y on S^{K-1}.
+A density p(theta) on the simplex is the image of the density p(y o y) prod_i |y_i| on the sphere (the
+Jacobian of y -> y o y); for pi(theta | beta, v_d) the potential on the sphere is
+
+    U(y) = -sum_i (2 alpha_i - 1) log|y_i| - kappa v_d' vbar(beta, y o y),
+
+sampled by geodesic Monte Carlo (Byrne & Girolami 2013) on S^{K-1} with the kernels of
+:mod:`scalable_bayes.manifolds.sphere`. The lifted exponents c_i = 2 alpha_i - 1
+are passed in (:func:`lift_exponents`); without the Jacobian they would be 2 alpha_i - 2 (a test mutation).
+Start (SGGMC App. F.3): theta_d = (beta' beta)^-1 beta' v_d; it can leave the simplex, so (ours) it is
+divided by its sum (vbar is invariant to scaling theta), floored at ``floor`` and renormalised; a
+non-positive or non-finite sum gives the uniform theta.
+
+**Determinism**: document s of a batch at iteration ``it`` draws from the key
+``rng.key_from_stream(seed, it, d)`` (d its corpus index), so results do not depend on the thread count.
+
+Sparse rows: CSR arrays (``indptr`` int64, ``indices`` int32/int64, ``data`` float64). Topics: a flat K*V
+array, topic k in block k (``beta[k*V:(k+1)*V]``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ..manifolds.sphere import geodesic_flow, project_tangent
+from ..rng import gamma, key_from_stream, normal, uniform
+
+__all__ = [
+    "lift_exponents", "gram", "doc_projections", "vbar_score", "theta_init", "lift_potential",
+    "sample_theta", "stored_scores", "grad_documents", "prior_mean_vector", "log_lik_prior_draws",
+    "sample_vmf", "sample_sam_corpus",
+]
+
+#: below this ||beta theta|| the weighted mean vbar is undefined; the score is taken as 0 (ours)
+TINY_NORM = 1e-150
+
+
+def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
+    """c_i = 2 alpha_i - 1 of the sphere-lift potential (``jacobian=False``: 2 alpha_i - 2, the density of
+    theta read on the sphere without the Jacobian of y -> y o y; used only to show the tests can fail)."""
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (K,)).astype(np.float64)
+    return 2.0 * a - (1.0 if jacobian else 2.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# K-dimensional summaries of the topics
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, parallel=True)
+def gram(beta, K, V, G):
+    """G[k, j] = beta_k' beta_j (K x K, 2-D), one row per parallel task."""
+    for k in prange(K):
+        for j in range(K):
+            s = 0.0
+            bk = k * V
+            bj = j * V
+            for i in range(V):
+                s += beta[bk + i] * beta[bj + i]
+            G[k, j] = s
+
+
+@njit(cache=True, parallel=True)
+def doc_projections(beta, K, V, indptr, indices, data, docs, B):
+    """B[s, k] = beta_k' v_{docs[s]} for the sparse rows of the batch (one document per task)."""
+    for s in prange(docs.shape[0]):
+        d = docs[s]
+        for k in range(K):
+            acc = 0.0
+            base = k * V
+            for p in range(indptr[d], indptr[d + 1]):
+                acc += data[p] * beta[base + indices[p]]
+            B[s, k] = acc
+
+
+@njit(cache=True)
+def vbar_score(theta, b, G, K):
+    """(v' vbar, ||beta theta||) from theta, b = beta' v and G = beta' beta; (0, norm) below TINY_NORM."""
+    q = 0.0
+    lin = 0.0
+    for i in range(K):
+        lin += theta[i] * b[i]
+        gi = 0.0
+        for j in range(K):
+            gi += G[i, j] * theta[j]
+        q += theta[i] * gi
+    nrm = math.sqrt(q) if q > 0.0 else 0.0
+    if nrm < TINY_NORM:
+        return 0.0, nrm
+    return lin / nrm, nrm
+
+
+@njit(cache=True)
+def theta_init(b, Ginv, K, floor, out):
+    """SGGMC App. F.3's start theta = (beta'beta)^-1 beta' v (``Ginv`` a (pseudo-)inverse of G), divided by its
+    sum, floored at ``floor`` and renormalised (ours); uniform if the sum is not positive and finite."""
+    tot = 0.0
+    for i in range(K):
+        acc = 0.0
+        for j in range(K):
+            acc += Ginv[i, j] * b[j]
+        out[i] = acc
+        tot += acc
+    if not (tot > 0.0) or not np.isfinite(tot):
+        for i in range(K):
+            out[i] = 1.0 / K
+        return
+    tot2 = 0.0
+    for i in range(K):
+        t = out[i] / tot
+        if not (t > floor):
+            t = floor
+        out[i] = t
+        tot2 += t
+    for i in range(K):
+        out[i] /= tot2
+
+
+# ---------------------------------------------------------------------------------------------
+# the theta sampler: GMC on the sphere lift theta = y o y
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def lift_potential(y, c, b, G, kappa, K, grad, theta):
+    """U(y) = -sum_i c_i log|y_i| - kappa v'vbar(beta, y o y) and its Euclidean gradient (into ``grad``);
+    ``theta`` is scratch (receives y o y). +inf (gradient untouched) where some y_i = 0 with c_i > 0."""
+    u = 0.0
+    for i in range(K):
+        yi = y[i]
+        theta[i] = yi * yi
+        if c[i] != 0.0:
+            if yi == 0.0:
+                if c[i] > 0.0:
+                    return np.inf
+                return -np.inf
+            u -= c[i] * math.log(abs(yi))
+    q = 0.0
+    lin = 0.0
+    for i in range(K):
+        lin += theta[i] * b[i]
+        gi = 0.0
+        for j in range(K):
+            gi += G[i, j] * theta[j]
+        grad[i] = gi  # (G theta)_i for now
+        q += theta[i] * gi
+    nrm = math.sqrt(q) if q > 0.0 else 0.0
+    if nrm < TINY_NORM or kappa == 0.0:
+        for i in range(K):
+            grad[i] = -c[i] / y[i] if c[i] != 0.0 else 0.0
+        return u
+    f = lin / nrm
+    u -= kappa * f
+    inv = 1.0 / nrm
+    inv3 = lin * inv * inv * inv
+    for i in range(K):
+        dfdth = b[i] * inv - inv3 * grad[i]
+        g = -2.0 * kappa * y[i] * dfdth
+        if c[i] != 0.0:
+            g -= c[i] / y[i]
+        grad[i] = g
+    return u
+
+
+@njit(cache=True)
+def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta):
+    """One geodesic Monte Carlo transition (Byrne & Girolami 2013; SGGMC's GMC) of y on S^{K-1} targeting
+    exp(-U) of :func:`lift_potential`: v ~ Lambda(y) N(0, I), ``n_leap`` leapfrog steps (half kick, geodesic
+    flow for eps, half kick), Metropolis-Hastings on H = U + v'v/2. Returns 1 if accepted."""
+    for i in range(K):
+        vp[i] = normal(key)
+        yp[i] = y[i]
+    project_tangent(yp, vp, K)
+    u0 = lift_potential(yp, c, b, G, kappa, K, grad, theta)
+    if not np.isfinite(u0):
+        return 0
+    h0 = u0
+    for i in range(K):
+        h0 += 0.5 * vp[i] * vp[i]
+    u = u0
+    for _l in range(n_leap):
+        for i in range(K):
+            vp[i] -= 0.5 * eps * grad[i]
+        project_tangent(yp, vp, K)
+        geodesic_flow(yp, vp, eps, K)
+        u = lift_potential(yp, c, b, G, kappa, K, grad, theta)
+        if not np.isfinite(u):
+            return 0
+        for i in range(K):
+            vp[i] -= 0.5 * eps * grad[i]
+        project_tangent(yp, vp, K)
+    h1 = u
+    for i in range(K):
+        h1 += 0.5 * vp[i] * vp[i]
+    if not np.isfinite(h1):
+        return 0
+    if h1 <= h0 or uniform(key) < math.exp(h0 - h1):
+        for i in range(K):
+            y[i] = yp[i]
+        return 1
+    return 0
+
+
+@njit(cache=True, parallel=True)
+def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
+                 warm, theta_state, out, score, norm, acc, work, keys):
+    """Draw ``n_samples`` theta's per batch document from pi(theta_d | beta, v_d) by GMC on the sphere lift,
+    one document per parallel task, with key ``key_from_stream(seed, it, docs[s])``.
+
+    Chain start: SGGMC App. F.3's initialisation at the current beta (``warm`` = 0 or 2) or the document's
+    last theta (``warm`` = 1, ``theta_state[docs[s]]``; the blocked Gibbs sampler). Between stored samples the
+    chain makes ``n_steps`` GMC transitions (step ``eps``, ``n_leap`` leapfrog steps). Outputs per batch
+    document s and sample n: ``out[s, n, :]`` theta, ``score[s, n]`` = v'vbar, ``norm[s, n]`` = ||beta theta||;
+    ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
+    ``work`` is (S, 6K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop."""
+    for s in prange(docs.shape[0]):
+        d = docs[s]
+        key = keys[s]
+        key_from_stream(seed, it, d, key)
+        w = work[s]
+        y = w[0:K]
+        yp = w[K:2 * K]
+        vp = w[2 * K:3 * K]
+        grad = w[3 * K:4 * K]
+        th = w[4 * K:5 * K]
+        b = B[s]
+        if warm == 1:
+            for i in range(K):
+                th[i] = theta_state[d, i]
+        else:
+            theta_init(b, Ginv, K, floor, th)
+        for i in range(K):
+            y[i] = math.sqrt(th[i])
+        na = 0
+        for n in range(n_samples):
+            for _t in range(n_steps):
+                na += _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, th)
+            tot = 0.0
+            for i in range(K):
+                out[s, n, i] = y[i] * y[i]
+                tot += out[s, n, i]
+            for i in range(K):
+                out[s, n, i] /= tot
+            f, nr = vbar_score(out[s, n], b, G, K)
+            score[s, n] = f
+            norm[s, n] = nr
+        acc[s] = na
+        if warm >= 1:
+            for i in range(K):
+                theta_state[d, i] = out[s, n_samples - 1, i]
+
+
+@njit(cache=True, parallel=True)
+def stored_scores(thetas, B, G, K, score, norm):
+    """score[s, n] = v_s' vbar(beta, theta[s, n]) and norm[s, n] = ||beta theta[s, n]|| for stored samples
+    ``thetas`` (S, N, K) at the topics summarised by B (S x K) and G: the theta's stay fixed while beta moves
+    within one outer iteration (SGGMC Alg. 3) or one GMC trajectory (App. B)."""
+    for s in prange(thetas.shape[0]):
+        for n in range(thetas.shape[1]):
+            f, nr = vbar_score(thetas[s, n], B[s], G, K)
+            score[s, n] = f
+            norm[s, n] = nr
+
+
+# ---------------------------------------------------------------------------------------------
+# gradient of the document term (eq. 10)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, parallel=True)
+def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm, scale, grad):
+    """grad <- -scale * sum_s (1/N) sum_n grad_beta [v_s' vbar(beta, theta[s, n])] (flat K*V, block V):
+    the document part of the stochastic gradient of eq. 10 (scale = kappa D / S). Per topic k (one task):
+
+        sum_{s,n} theta_snk v_s / ||beta theta_sn||  -  sum_j beta_j sum_{s,n} theta_snk theta_snj f_sn / ||beta theta_sn||^2
+
+    (f = v'vbar); terms with ||beta theta|| below TINY_NORM are dropped. Overwrites ``grad``."""
+    S = docs.shape[0]
+    N = thetas.shape[1]
+    inv_n = 1.0 / N
+    for k in prange(K):
+        base = k * V
+        for i in range(V):
+            grad[base + i] = 0.0
+        for s in range(S):
+            d = docs[s]
+            cf = 0.0
+            for n in range(N):
+                if norm[s, n] >= TINY_NORM:
+                    cf += thetas[s, n, k] / norm[s, n]
+            cf *= -scale * inv_n
+            for p in range(indptr[d], indptr[d + 1]):
+                grad[base + indices[p]] += cf * data[p]
+        for j in range(K):
+            m = 0.0
+            for s in range(S):
+                for n in range(N):
+                    nr = norm[s, n]
+                    if nr >= TINY_NORM:
+                        m += thetas[s, n, k] * thetas[s, n, j] * score[s, n] / (nr * nr)
+            m *= scale * inv_n
+            bj = j * V
+            for i in range(V):
+                grad[base + i] += m * beta[bj + i]
+
+
+def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
+    """mbar(beta) = kappa0 m + sigma sum_k beta_k (eq. 9) and its norm."""
+    mb = kappa0 * m0 + sigma * beta.reshape(K, V).sum(axis=0)
+    return mb, float(np.linalg.norm(mb))
+
+
+# ---------------------------------------------------------------------------------------------
+# log-likelihood of held-out documents by prior draws (SGGMC Sec. 5.3 log-perplexity)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, parallel=True)
+def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw, lm, keys, logp, se):
+    """Per held-out document d: log pi(v_d | {beta^(m)}) ~= log[(1/(N M)) sum_n sum_m exp(log c_V(kappa) +
+    kappa v_d' vbar(beta^(m), theta_n))] with theta_n ~ Dir(alpha) drawn from the key
+    ``key_from_stream(seed, doc_ids[d], 0)`` (the same draws for every beta^(m): common random numbers),
+    into ``logp[d]``; ``se[d]`` is the delta-method Monte Carlo standard error of that log, sd_n(w_n) /
+    (sqrt(N) mean_n(w_n)) with w_n the beta-average of exp(...). ``Bm`` (M, D, K), ``Gm`` (M, K, K);
+    ``lw`` (D, N), ``lm`` (D, M + K) and ``keys`` (D, 2) uint64 scratch."""
+    M = Bm.shape[0]
+    K = Gm.shape[1]
+    for d in prange(Bm.shape[1]):
+        key = keys[d]
+        key_from_stream(seed, doc_ids[d], 0, key)
+        th = lm[d, M:M + K]
+        for n in range(n_draws):
+            tot = 0.0
+            for i in range(K):
+                g = gamma(key, alpha[i])
+                th[i] = g
+                tot += g
+            if not (tot > 0.0):  # every gamma rounded to 0 (tiny alpha): the vertex of the largest log draw
+                for i in range(K):
+                    th[i] = 1.0 / K
+                tot = 1.0
+            for i in range(K):
+                th[i] /= tot
+            mx = -np.inf
+            for m in range(M):
+                f, _ = vbar_score(th, Bm[m, d], Gm[m], K)
+                lm[d, m] = kappa * f
+                if lm[d, m] > mx:
+                    mx = lm[d, m]
+            acc = 0.0
+            for m in range(M):
+                acc += math.exp(lm[d, m] - mx)
+            lw[d, n] = mx + math.log(acc / M)
+        mx = -np.inf
+        for n in range(n_draws):
+            if lw[d, n] > mx:
+                mx = lw[d, n]
+        s1 = 0.0
+        s2 = 0.0
+        for n in range(n_draws):
+            w = math.exp(lw[d, n] - mx)
+            s1 += w
+            s2 += w * w
+        mean = s1 / n_draws
+        logp[d] = log_cv + mx + math.log(mean)
+        if n_draws > 1:
+            var = (s2 - n_draws * mean * mean) / (n_draws - 1)
+            se[d] = math.sqrt(max(var, 0.0) / n_draws) / mean
+        else:
+            se[d] = np.nan
+
+
+# ---------------------------------------------------------------------------------------------
+# generative model (synthetic corpora)
+# ---------------------------------------------------------------------------------------------
+
+
+def sample_vmf(mu, kappa, size, rng):
+    """``size`` draws from vMF(mu, kappa) on S^{V-1} by Wood's (1994) rejection sampler for the cosine w
+    and a uniform tangent direction. Returns (size, V)."""
+    mu = np.asarray(mu, dtype=np.float64)
+    V = mu.shape[0]
+    dm1 = V - 1.0
+    out = np.empty((size, V))
+    if kappa == 0.0:
+        z = rng.standard_normal((size, V))
+        return z / np.linalg.norm(z, axis=1, keepdims=True)
+    b = dm1 / (2.0 * kappa + math.sqrt(4.0 * kappa * kappa + dm1 * dm1))
+    x0 = (1.0 - b) / (1.0 + b)
+    cst = kappa * x0 + dm1 * math.log(1.0 - x0 * x0)
+    for r in range(size):
+        while True:
+            z = rng.beta(dm1 / 2.0, dm1 / 2.0)
+            w = (1.0 - (1.0 + b) * z) / (1.0 - (1.0 - b) * z)
+            u = rng.uniform()
+            if kappa * w + dm1 * math.log(1.0 - x0 * w) - cst >= math.log(u):
+                break
+        t = rng.standard_normal(V)
+        t -= (t @ mu) * mu
+        t /= np.linalg.norm(t)
+        out[r] = w * mu + math.sqrt(max(1.0 - w * w, 0.0)) * t
+    return out
+
+
+def sample_sam_corpus(n_docs, n_topics, n_words, *, kappa, sigma, kappa0, alpha, seed, m=None):
+    """A corpus drawn from SAM's generative process (SGGMC Sec. 4): returns (X as CSR of unit rows,
+    topics beta (K x V), proportions theta (D x K), m). ``m`` defaults to a uniform random unit vector."""
+    import scipy.sparse as sp
+
+    from ..rng import rng_from_seed
+
+    rng = rng_from_seed(seed)
+    V = int(n_words)
+    if m is None:
+        m = rng.standard_normal(V)
+        m /= np.linalg.norm(m)
+    mu = sample_vmf(m, kappa0, 1, rng)[0]
+    beta = sample_vmf(mu, sigma, n_topics, rng)
+    a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (n_topics,))
+    theta = rng.dirichlet(a, size=n_docs)
+    X = np.empty((n_docs, V))
+    for d in range(n_docs):
+        mean = theta[d] @ beta
+        mean /= np.linalg.norm(mean)
+        X[d] = sample_vmf(mean, kappa, 1, rng)[0]
+    return sp.csr_matrix(X), beta, theta, m
