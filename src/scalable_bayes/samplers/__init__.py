@@ -22,10 +22,11 @@ from .base import (
 )
 from .driver import ChainResult, run_chain
 from .simplex import scir, sgrld
+from .geodesic import gmc, gsgnht, sggmc, sggmc_sgd
 from ..rng import make_key
 
 __all__ = [
     "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult",
     "make_sampler", "make_key", "run_chain", "sgld", "sghmc", "sgnht", "sghmc_reformulated",
-    "sgnht_reformulated", "sgnht_matrix", "scir", "sgrld",
+    "sgnht_reformulated", "sgnht_matrix", "scir", "sgrld", "sggmc", "sggmc_sgd", "gsgnht", "gmc",
 ]

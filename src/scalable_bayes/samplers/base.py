@@ -64,6 +64,22 @@ class SamplingAlgorithm(NamedTuple):
     ``momentum``: whether it carries a momentum; ``reformulated``: step size is eta (= h^2) and
     the momentum is u = p h; ``thermostat_size(n)``: length of the thermostat array;
     ``thermostat_init``: initial thermostat value (xi_0).
+
+    Hooks for samplers that need more of the model than one gradient per step (the geodesic samplers
+    of :mod:`.geodesic`: several inner steps on one minibatch, a Metropolis-Hastings test, a noise
+    estimate from per-datum gradients):
+
+    * ``model_kernels``: names of Numba kernels of the model the step kernel calls itself, e.g.
+      ``("grad_kernel",)`` or ``("grad_kernel", "potential_kernel")``. When non-empty the kernel's
+      signature is the common one followed by the model's data, the minibatch and those kernels,
+      ``ke, th = kern(x, p, xi, g, key, h, hyper, data, batch_idx, *kernels)``; the compiled driver
+      binds them at compile time (:func:`.driver.chunk_runner`), so neither it nor the step
+      branches on the sampler. Only models with a Numba gradient (``model.compiled``) qualify.
+    * ``extra_state`` / ``extra_state_per_dim``: the thermostat array gets ``extra_state +
+      extra_state_per_dim * n`` more entries after the scalar thermostat (counters, scratch), so the
+      kernel needs no allocation and the counters travel with the state.
+    * ``max_step``: the largest step size the sampler's constants allow (e.g. the injected noise
+      variance (2C - h V) h must not be negative); a larger one is a ValueError before the first step.
     """
 
     name: str
@@ -74,6 +90,10 @@ class SamplingAlgorithm(NamedTuple):
     thermostat_kind: str = "scalar"  # "scalar" or "matrix"
     thermostat_init: float = 0.0
     manifold: str = "euclidean"
+    model_kernels: tuple = ()
+    extra_state: int = 0
+    extra_state_per_dim: int = 0
+    max_step: float = math.inf
 
     # ---------------------------------------------------------------- interface
     def bind(self, model) -> "SamplingAlgorithm":
@@ -88,6 +108,14 @@ class SamplingAlgorithm(NamedTuple):
                 f"{self.name} samples on the {self.manifold} manifold, but model {getattr(model, 'name', model)!r} "
                 f"lives on {man_name}; choose a sampler for that manifold"
                 + (" (scir or sgrld)" if man_name == "gamma-simplex" else ""))
+        for k in self.model_kernels:
+            if not getattr(model, "compiled", False):
+                raise ValueError(f"{self.name} calls the model's Numba kernels itself, but model "
+                                 f"{getattr(model, 'name', model)!r} has only a NumPy gradient; give it a grad_kernel")
+            if not callable(getattr(model, k, None)):
+                raise ValueError(f"{self.name} needs the model's {k!r} (a Numba kernel), which model "
+                                 f"{getattr(model, 'name', model)!r} does not provide; use a model that offers it "
+                                 f"(e.g. those of scalable_bayes.models.sphere) or another sampler / noise setting")
         extra = man.constants() if man is not None else np.zeros(0)
         if extra.shape[0] == 0:
             return self
@@ -116,7 +144,17 @@ class SamplingAlgorithm(NamedTuple):
             xi[: n * n].reshape(n, n)[np.diag_indices(n)] = self.thermostat_init
         else:
             xi = np.array([self.thermostat_init], dtype=np.float64)
+        if self.extra_state or self.extra_state_per_dim:
+            xi = np.concatenate([xi, np.zeros(self.extra_state + self.extra_state_per_dim * n)])
         return SGState(x, p, xi)
+
+    def check_step_size(self, h) -> float:
+        """``h`` as a float, or a ValueError if it is not positive or exceeds ``max_step``."""
+        h = _check_step(h, self.name)
+        if h > self.max_step:
+            raise ValueError(f"{self.name}: step_size {h:g} exceeds the largest step {self.max_step:g} its constants "
+                             f"allow (injected noise variance would be negative); lower step_size or raise the friction")
+        return h
 
     def build_kernel(self, model):
         """Return ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)`` for ``model``.
@@ -131,8 +169,10 @@ class SamplingAlgorithm(NamedTuple):
         name = self.name
         manifold = getattr(model, "manifold", None)
 
+        extras = tuple(getattr(model, k) for k in self.model_kernels)
+
         def step(rng, state: SGState, minibatch, step_size):
-            h = _check_step(step_size, name)
+            h = self.check_step_size(step_size)
             key = as_key(rng)
             x = state.position.copy()
             p = state.momentum.copy()
@@ -148,7 +188,10 @@ class SamplingAlgorithm(NamedTuple):
                 )
             if manifold is not None:
                 manifold.check_position(x, name)
-            ke, th = kern(x, p, xi, g, key, h, hyper)
+            if extras:
+                ke, th = kern(x, p, xi, g, key, h, hyper, model.data, idx, *extras)
+            else:
+                ke, th = kern(x, p, xi, g, key, h, hyper)
             if model.reflect is not None:
                 _reflect(x, p, model.reflect)
             if not np.all(np.isfinite(x)):
@@ -250,6 +293,15 @@ def _simplex(name):
     return make
 
 
+def _geodesic(name):
+    def make(*args, **kwargs):
+        from . import geodesic  # the geodesic module imports this one
+        return getattr(geodesic, name)(*args, **kwargs)
+    make.__name__ = name
+    make.__doc__ = f"See :func:`scalable_bayes.samplers.geodesic.{name}`."
+    return make
+
+
 SAMPLERS = {
     "sgld": sgld,
     "sghmc": sghmc,
@@ -259,6 +311,9 @@ SAMPLERS = {
     "sgnht_matrix": sgnht_matrix,
     "scir": _simplex("scir"),
     "sgrld": _simplex("sgrld"),
+    "sggmc": _geodesic("sggmc"),
+    "gsgnht": _geodesic("gsgnht"),
+    "gmc": _geodesic("gmc"),
 }
 
 

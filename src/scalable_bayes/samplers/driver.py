@@ -22,6 +22,14 @@ fastmath kernel are never cached: Numba's cached object code for them was measur
 the last bit from the in-memory compilation, which would make a seed's first run differ from
 later ones. Pairs with a parallel (prange) kernel are never cached either: loading such a cached
 loop crashed the process.
+
+Samplers that call model kernels themselves (``SamplingAlgorithm.model_kernels``, e.g. the inner
+steps and the Metropolis-Hastings test of the geodesic samplers) get the same loop with the step
+call extended by ``data, cur`` and those kernels (:func:`_chunk_source`); in the cached wrapper they
+are module globals like the step and gradient kernels. The step kernel itself then takes
+dispatchers as arguments, so its own ``cache=True`` never hits (Numba cannot cache such a
+signature; it recompiles silently, in memory) -- the wrapper that inlines it is cached. Kernels
+that are not importable (closures) fall back to an uncached loop compiled from the same source.
 """
 
 from __future__ import annotations
@@ -229,15 +237,46 @@ def _dependency_digest(*modules) -> str:
     return h.hexdigest()[:16]
 
 
-def _wrapper_source(kmod, kname, gmod, gname) -> str:
-    """Source of ``_run_chunk`` with the two kernels bound as module globals (so Numba can cache it)."""
+_STEP_CALL = "kern(x, p, xi, g, key, ht, hyper)"
+
+
+def _chunk_source(n_extra: int) -> str:
+    """Source of ``_run_chunk`` (without decorator); with ``n_extra`` > 0 its step call passes the
+    model's data, the minibatch and the extra model kernels ``f0 .. f{n_extra-1}`` (first-class
+    arguments after ``grad``), for samplers with ``model_kernels``."""
     body = inspect.getsource(_run_chunk)
     body = body[body.index("def _run_chunk("):]  # drop the (uncached) decorator line
-    body = "@njit(cache=True)\n" + body.replace("def _run_chunk(kern, grad, ", "def run(")
-    body = body.replace("kern(x, p, xi, g, key, ht, hyper)", "_kern(x, p, xi, g, key, ht, hyper)")
+    if n_extra:
+        fs = ", ".join(f"f{i}" for i in range(n_extra))
+        body = body.replace("def _run_chunk(kern, grad, ", f"def _run_chunk(kern, grad, {fs}, ")
+        body = body.replace(_STEP_CALL, f"kern(x, p, xi, g, key, ht, hyper, data, cur, {fs})")
+    return body
+
+
+@functools.lru_cache(maxsize=None)
+def _run_chunk_extra(n_extra: int):
+    """The uncached chunk loop for a step kernel that calls ``n_extra`` model kernels (closures)."""
+    ns = {"np": np, "partial_shuffle": partial_shuffle}
+    exec(compile(_chunk_source(n_extra), f"<scalable_bayes chunk loop, {n_extra} model kernels>", "exec"), ns)
+    return njit(ns["_run_chunk"])
+
+
+def _wrapper_source(kmod, kname, gmod, gname, extras=()) -> str:
+    """Source of ``_run_chunk`` with the kernels bound as module globals (so Numba can cache it);
+    ``extras``: (module, name) of the model kernels a step kernel with ``model_kernels`` calls."""
+    body = _chunk_source(len(extras))
+    fs = "".join(f"f{i}, " for i in range(len(extras)))
+    body = "@njit(cache=True)\n" + body.replace(f"def _run_chunk(kern, grad, {fs}", "def run(")
+    for i, (_, n) in enumerate(extras):
+        # passed as values: referenced as module attributes (``from m import k as _f0`` passed as an
+        # argument made Numba refuse to cache the loop: "uses dynamic globals"; Numba 0.68)
+        body = body.replace(f", f{i}", f", _fm{i}.{n}")
+    body = body.replace("kern(x, p, xi, g, key, ht, hyper", "_kern(x, p, xi, g, key, ht, hyper")
     body = body.replace("grad(x, data, cur, key, g)", "_grad(x, data, cur, key, g)")
     head = _WRAPPER_HEAD.format(kmod=kmod, kname=kname, gmod=gmod, gname=gname)
-    return head.replace("\nimport numpy", f"\n# dependencies: {_dependency_digest(kmod, gmod)}\nimport numpy", 1) + body
+    head += "".join(f"import {m} as _fm{i}\n" for i, (m, _) in enumerate(extras))
+    digest = _dependency_digest(kmod, gmod, *(m for m, _ in extras))
+    return head.replace("\nimport numpy", f"\n# dependencies: {digest}\nimport numpy", 1) + "\n" + body
 
 
 _RUNNERS: dict = {}
@@ -268,12 +307,19 @@ def _uses_parallel(fn) -> bool:
     return bool(getattr(fn, "targetoptions", {}).get("parallel", False))
 
 
-def chunk_runner(kern, grad):
-    """The compiled chunk loop for a (step kernel, gradient kernel) pair, cached on disk when possible."""
-    k = (kern, grad)
+def chunk_runner(kern, grad, extras=()):
+    """The compiled chunk loop for a (step kernel, gradient kernel) pair, cached on disk when possible.
+    ``extras``: the model kernels a step kernel with ``model_kernels`` calls (passed after ``data, cur``)."""
+    extras = tuple(extras)
+    k = (kern, grad) + extras
     if k in _RUNNERS:
         return _RUNNERS[k]
     a, b = _importable(kern), _importable(grad)
+    ext = [_importable(f) for f in extras]
+    if any(e is None for e in ext):
+        a = None
+    if any(_uses_fastmath(f) or _uses_parallel(f) for f in extras):
+        a = None
     if _uses_fastmath(kern) or _uses_fastmath(grad):
         # Numba's cached object code of a loop that inlines a fastmath kernel is not always the
         # code the same source compiles to in memory (measured: the first, compiling run and the
@@ -287,7 +333,7 @@ def chunk_runner(kern, grad):
         a = b = None
     runner = None
     if a is not None and b is not None:
-        src = _wrapper_source(a[0], a[1], b[0], b[1])
+        src = _wrapper_source(a[0], a[1], b[0], b[1], tuple(ext))
         tag = hashlib.sha1(src.encode()).hexdigest()[:12]
         name = f"sb_chunk_{a[1]}_{b[1]}_{tag}".replace(".", "_")
         try:
@@ -304,7 +350,10 @@ def chunk_runner(kern, grad):
             runner = importlib.import_module(name).run
         except OSError as err:  # read-only home etc.: compile in memory instead
             logger.warning("cannot write the chunk-runner cache (%s); compiling without cache", err)
-    if runner is None:
+    if runner is None and extras:
+        def runner(*args, _k=kern, _g=grad, _e=extras, _loop=_run_chunk_extra(len(extras))):
+            return _loop(_k, _g, *_e, *args)
+    elif runner is None:
         def runner(*args, _k=kern, _g=grad):
             return _run_chunk(_k, _g, *args)
     elif "_kern(" not in src or "_grad(" not in src:  # pragma: no cover - guards edits of _run_chunk
@@ -411,7 +460,7 @@ def run_chain(
     """
     name = algorithm.name
     seed = resolve_seed(seed)  # None: fresh entropy, recorded in the result's ``seed``
-    h = _check_step(step_size, name)
+    h = algorithm.check_step_size(step_size)
     n_steps = int(n_steps)
     if n_steps < 1:
         raise ValueError(f"{name}: n_steps must be >= 1, got {n_steps}")
@@ -465,7 +514,8 @@ def run_chain(
     gn = np.full(n_steps, np.nan)
     reflect = model.reflect if model.reflect is not None else np.zeros(0, dtype=np.int8)
     kern, hyper = algorithm.kernel, algorithm.hyper
-    runner = chunk_runner(kern, model.grad_kernel) if model.compiled else None
+    extras = tuple(getattr(model, k) for k in algorithm.model_kernels)  # bind() checked they exist
+    runner = chunk_runner(kern, model.grad_kernel, extras) if model.compiled else None
     ck_s, ck_w, cb_vals = [], [], []
     n_rec = 0
     wall = 0.0
