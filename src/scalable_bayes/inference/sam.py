@@ -358,6 +358,7 @@ class SphericalAdmixture:
                 raise ValueError("the training documents average to the zero vector; pass mean_direction (m)")
             m0 = m0 / nm
         K = cfg["K"]
+        _warm_up(self.method, self.n_threads)
         self.seed_ = cfg["seed"]
         self.n_features_in_ = V
         self.m_ = m0
@@ -398,7 +399,9 @@ class SphericalAdmixture:
         self.trace_ = pd.DataFrame(rows)
         self.components_ = self._beta.reshape(K, V).copy()
         self.samples_ = (np.stack(self._samples) if self._samples else self.components_[None]).copy()
-        del self._X
+        for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_work", "_keys", "_theta_state", "_v",
+                     "_noise", "_grad", "_samples", "_gam"):
+            self.__dict__.pop(name, None)
         return self
 
     # ------------------------------------------------------------------ state
@@ -751,6 +754,21 @@ class SphericalAdmixture:
                            np.zeros((D, n_samples)), np.zeros(D, np.int64), np.zeros((D, 6 * K)),
                            np.zeros((D, 2), np.uint64))
         return out.mean(axis=1)
+
+
+_WARM = set()
+
+
+def _warm_up(method, n_threads):
+    """Compile (or load from Numba's cache) every kernel ``method`` calls by fitting a 2-topic model to 4
+    documents of 6 words through the same code path, so that compilation stays off the sampler's clock."""
+    if method in _WARM:
+        return
+    _WARM.add(method)
+    X = sp.csr_matrix(np.eye(4, 6) * 0.6 + np.eye(4, 6, 1) * 0.8)
+    SphericalAdmixture(2, method, kappa=5.0, sigma=2.0, kappa0=2.0, alpha=1.5, batch_size=2, n_theta_samples=2,
+                       n_iter=2, n_threads=n_threads, seed=0, burn_in=0, evaluate_every=1,
+                       n_prior_draws=3).fit(X, X).transform(X, n_samples=2)
 
 
 def _vi_local_obj(gam, B, G, alpha, kappa):

@@ -243,7 +243,7 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     chain makes ``n_steps`` GMC transitions (step ``eps``, ``n_leap`` leapfrog steps). Outputs per batch
     document s and sample n: ``out[s, n, :]`` theta, ``score[s, n]`` = v'vbar, ``norm[s, n]`` = ||beta theta||;
     ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
-    ``work`` is (S, 6K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop."""
+    ``work`` is (S, >= 5K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop."""
     for s in prange(docs.shape[0]):
         d = docs[s]
         key = keys[s]
