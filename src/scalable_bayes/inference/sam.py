@@ -607,8 +607,8 @@ class SphericalAdmixture:
         return out
 
     def _vi_beta_grad(self, beta, docs, gam, B, G, scale):
-        """Tangent-free Euclidean gradient of the ELBO w.r.t. the topics (document part times ``scale`` / kappa
-        ... i.e. scale = kappa D / S) plus the collapsed-mu prior term (eq. 9: +sigma A_V mbar/||mbar||)."""
+        """Euclidean gradient (flat K*V) of the ELBO w.r.t. the topics: ``scale`` (kappa D / S) times the
+        gradient of sum_{d in batch} v_d' rho_d, plus that of -log c_V(||mbar||) (eq. 9), +sigma A_V mbar/||mbar||."""
         K, V = self._cfg["K"], self.n_features_in_
         g0 = gam.sum(axis=1, keepdims=True)
         e = gam / g0
@@ -623,8 +623,8 @@ class SphericalAdmixture:
         w = lin / (q * sq) / den
         Mkj = np.einsum("s,sk,sj->kj", w, gam, gam) + np.diag((w[:, None] * gam).sum(axis=0))
         grad = scale * (np.asarray(grad) - Mkj @ beta.reshape(K, V))
-        flat = -grad.ravel()
-        self._prior_grad(beta, flat)  # adds -sigma A mbar/|mbar| to the negative gradient
+        flat = -grad.ravel()  # the gradient of the negative ELBO ...
+        self._prior_grad(beta, flat)  # ... plus grad log c_V(||mbar||) = -sigma A mbar/||mbar||
         return -flat
 
     def _elbo(self, beta, docs, gam):
