@@ -10,8 +10,9 @@ the key and advances it in place, so a chain's randomness is fully determined by
 from, independent of Numba's global generator. Uniform doubles from the top 53 bits; normals by the
 Marsaglia polar method (exact, no tables). :func:`make_key`, :func:`as_key`, :func:`uniform`,
 :func:`uniform_int`, :func:`normal_pair`, :func:`normal`, :func:`fill_normal`,
-:func:`partial_shuffle`. Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`gamma` (Marsaglia & Tsang 2000 above shape 1,
-Ahrens & Dieter's GS below), :func:`log_gamma` (exact in logs for tiny shapes), :func:`poisson`
+:func:`partial_shuffle`. Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`ziggurat_exponential`, :func:`gamma`
+(Marsaglia & Tsang 2000 above shape 1, the boost from 0.05 to 1, Ahrens & Dieter's GS below),
+:func:`log_gamma` (exact in logs for tiny shapes), :func:`poisson`
 (inversion below mean 10, Hoermann's 1993 PTRS above), :func:`beta`.
 
 **Counter-based streams (SplitMix64, Steele, Lea & Flood 2014), for parallel kernels.** The initial
@@ -327,7 +328,37 @@ _ZKI, _ZWI, _ZFI, _ZR = _ziggurat_tables()
 _M52 = np.uint64((1 << 52) - 1)
 
 
-@njit(cache=True)
+def _ziggurat_exp_tables():
+    """Tables of the 256-layer ziggurat for Exp(1) (Marsaglia & Tsang 2000), for 53-bit abscissae: right
+    edges (``we`` = x_i / 2^53), densities e^-x_i (``fe``), inner-rectangle thresholds (``ke``); layer 0
+    is the base strip with the tail beyond r."""
+    r, v, m = 7.69711747013104972, 3.949659822581572e-3, 2.0**53
+    ke = np.zeros(256, np.uint64)
+    we = np.zeros(256)
+    fe = np.zeros(256)
+    de = te = r
+    q = v / math.exp(-de)
+    ke[0] = np.uint64(int(de / q * m))
+    we[0], we[255] = q / m, de / m
+    fe[0], fe[255] = 1.0, math.exp(-de)
+    for i in range(254, 0, -1):
+        de = -math.log(v / de + math.exp(-de))
+        ke[i + 1] = np.uint64(int(de / te * m))
+        te = de
+        fe[i] = math.exp(-de)
+        we[i] = de / m
+    return ke, we, fe, r
+
+
+_EKE, _EWE, _EFE, _ER = _ziggurat_exp_tables()
+_M53 = np.uint64((1 << 53) - 1)
+
+# Every variate the CIR transition draws is inline="always": a call of a compiled function that takes the
+# key array changes the array's reference count atomically on entry and exit, which cost more than the
+# variate itself (a Marsaglia-Tsang gamma: 47 ns called, ~8 ns inlined, on this project's machines).
+
+
+@njit(cache=True, inline="always")
 def ziggurat_normal(key):
     """One N(0, 1) draw by the ziggurat (tables :func:`_ziggurat_tables`): one 64-bit draw in ~99% of the
     calls. Layer from the top 8 bits, sign from bit 55, the 52-bit abscissa from bits 3..54 (the low bits
@@ -350,7 +381,25 @@ def ziggurat_normal(key):
             return -x if neg else x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def ziggurat_exponential(key):
+    """One Exp(1) draw by the ziggurat (tables :func:`_ziggurat_exp_tables`): one 64-bit draw in ~99% of
+    the calls. Layer from the top 8 bits, the 53-bit abscissa from bits 3..55; beyond r the tail is
+    r + Exp(1) (memoryless), drawn by inversion."""
+    while True:
+        u = next_u64(key)
+        i = np.int64(u >> np.uint64(56))
+        rabbit = (u >> np.uint64(3)) & _M53
+        x = np.float64(rabbit) * _EWE[i]
+        if rabbit < _EKE[i]:
+            return x
+        if i == 0:
+            return _ER - np.log1p(-uniform(key))
+        if (_EFE[i - 1] - _EFE[i]) * uniform(key) + _EFE[i] < np.exp(-x):
+            return x
+
+
+@njit(cache=True, inline="always")
 def _mt_gamma(key, a):
     """Gamma(a, 1) for a >= 1: Marsaglia & Tsang (2000, "A simple method for generating gamma variables")
     with the ziggurat normal."""
@@ -368,36 +417,51 @@ def _mt_gamma(key, a):
             return d * v
 
 
-@njit(cache=True)
-def _gamma_below_one(key, a):
+#: below this shape Gamma(a) is drawn by GS (:func:`_gamma_gs`), from it to 1 by the boost
+GS_BELOW = 0.05
+
+
+@njit(cache=True, inline="always")
+def _gamma_gs(key, a):
     """One Gamma(a, 1) draw for 0 < a < 1: Ahrens & Dieter's (1974) GS rejection (proposal a x^(a-1) on
-    [0, 1] and e^(1-x) on (1, inf), acceptance >= 0.72, tending to 1 as a -> 0), with the squeeze
-    e^-x >= 1 - x. Uniforms, one log and one exp per try; x = exp(log(p) / a) is exact down to the
-    smallest positive double (smaller draws round to 0.0, their correct double value), as :func:`gamma` promises."""
-    b = 1.0 + a * 0.36787944117144233  # 1 + a / e
+    [0, 1] and e^(1-x) on (1, inf), acceptance >= 0.72, tending to 1 as a -> 0), written with exponential
+    variates: p = b U <= 1 iff E1 >= log b, then x = p^(1/a) = exp((log b - E1) / a), accepted iff E2 >= x;
+    otherwise x = -log((b - p) / a), accepted iff E2 >= (1 - a) log x. One exp per try in the first branch
+    (none below the underflow threshold: x rounds to 0.0, its correct double value, skipping libm's slow
+    underflow path), so draws below the smallest positive double are 0.0 (for a = 1e-3 about half)."""
+    lb = np.log(1.0 + a * 0.36787944117144233)  # log b, b = 1 + a / e
     while True:
-        p = b * uniform(key)
-        if p <= 1.0:
-            y = np.log(p) / a
-            # below log of half the smallest subnormal exp rounds to 0.0: skip libm's slow underflow path
+        e1 = ziggurat_exponential(key)
+        if e1 >= lb:
+            y = (lb - e1) / a
             x = np.exp(y) if y > -745.2 else 0.0
-            u = uniform(key)
-            if u <= 1.0 - x or u <= np.exp(-x):
+            if x <= 0.0 or ziggurat_exponential(key) >= x:
                 return x
         else:
-            v = (b - p) / a
-            if not (v > 0.0):
+            # (b - p) / a with p = b e^-E1: -b expm1(-E1) / a > 0 for E1 > 0
+            w = -np.exp(lb) * np.expm1(-e1) / a
+            if not (w > 0.0):
                 continue
-            x = -np.log(v)
-            u = uniform(key)
-            if u <= np.exp((a - 1.0) * np.log(x)):
+            x = -np.log(w)
+            if ziggurat_exponential(key) >= (1.0 - a) * np.log(x):
                 return x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _gamma_below_one(key, a):
+    """One Gamma(a, 1) draw for 0 < a < 1: GS (:func:`_gamma_gs`) below ``GS_BELOW``, otherwise the boost
+    Gamma(a + 1) U^(1/a) = Gamma(a + 1) exp(-E / a) (Marsaglia & Tsang's gamma at a + 1 and an exponential
+    from the ziggurat: ~17 ns at any shape, where GS's acceptance falls towards 0.72 and costs up to
+    ~50 ns near a = 1)."""
+    if a < GS_BELOW:
+        return _gamma_gs(key, a)
+    return _mt_gamma(key, a + 1.0) * np.exp(-ziggurat_exponential(key) / a)
+
+
+@njit(cache=True, inline="always")
 def gamma(key, a):
     """One Gamma(a, 1) draw, a > 0 (NaN for a <= 0 or non-finite a: callers check): Marsaglia & Tsang for
-    a >= 1 (:func:`_mt_gamma`), Ahrens & Dieter's GS below 1 (:func:`_gamma_below_one`; draws below the
+    a >= 1 (:func:`_mt_gamma`), the boost or GS below 1 (:func:`_gamma_below_one`; draws below the
     smallest positive double round to 0.0, their correct double value: for a = 1e-3 about half of them)."""
     if not (a > 0.0) or not (a < np.inf):
         return np.nan
@@ -422,19 +486,21 @@ def log_gamma(key, a):
     return lg + np.log(u) / a
 
 
-@njit(cache=True)
+_INV_K = np.array([0.0] + [1.0 / k for k in range(1, 64)])  # 1/k for the Poisson inversion
+
+
+@njit(cache=True, inline="always")
 def poisson(key, lam):
     """One Poisson(lam) draw, lam >= 0 (returns -1 for a negative, non-finite or over-large lam, > 2^60).
 
     lam < 10: sequential inversion, returning 0 at once when u <= 1 - lam (<= e^-lam, so the inversion
-    would return 0 too; no exp for the tiny means that dominate sparse models); otherwise PTRS, the
-    transformed rejection with squeeze of Hoermann (1993, "The transformed rejection method for generating
-    Poisson random variables"), taking log(lam) and lgamma only when its squeeze fails.
+    would return 0 too; no exp for the tiny means that dominate sparse models, and lam = 0 always ends
+    there since u < 1), with 1/k from a table in its loop; otherwise PTRS, the transformed rejection with
+    squeeze of Hoermann (1993, "The transformed rejection method for generating Poisson random
+    variables"), taking log(lam) and lgamma only when its squeeze fails.
     """
     if not (lam >= 0.0) or not (lam <= 1.152921504606847e18):
         return np.int64(-1)
-    if lam == 0.0:
-        return np.int64(0)
     if lam < 10.0:
         u = uniform(key)
         if u <= 1.0 - lam:
@@ -444,7 +510,7 @@ def poisson(key, lam):
         while u > p:
             u -= p
             k += 1
-            p *= lam / k
+            p *= lam * (_INV_K[k] if k < 64 else 1.0 / k)
             if p <= 0.0:  # round-off tail: restart is exact (rejects a set of measure ~1e-300)
                 u = uniform(key)
                 p = np.exp(-lam)

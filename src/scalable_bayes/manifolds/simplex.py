@@ -14,7 +14,8 @@ Kernels (Numba, allocation-free, drawing from a :mod:`scalable_bayes.rng` key):
   d theta = (a - theta) dt + sqrt(2 theta) dW over a time h (SCIR eq. 2.2). Its law is
   (1 - e^-h)/2 * chi'^2(2a, 2 theta e^-h / (1 - e^-h)); written as a Poisson mixture of gammas,
   theta' = (1 - e^-h) * Gamma(a + P, 1) with P ~ Poisson(theta / (e^h - 1)), which is exact for every
-  shape a > 0 (down to 1e-3 and below) and every h > 0, and never negative.
+  shape a > 0 (down to 1e-3 and below) and every h > 0, and never negative; for a > 1/2 the same law
+  as a central gamma plus a shifted squared normal (no Poisson draw).
 * :func:`normalise_blocks` -- omega = theta / sum(theta) block by block.
 * :func:`dirichlet` -- exact Dirichlet draws (the reference "Exact" of SCIR Figs. 1-2), in logs so that
   tiny shapes give no spurious exact zeros.
@@ -43,24 +44,29 @@ def cir_constants(h: float) -> tuple[float, float]:
     return -math.expm1(-h), 1.0 / math.expm1(h)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cir_transition(key, theta, a, c, r):
     """One exact CIR transition from ``theta`` >= 0 with stationary law Gamma(a, 1), a > 0, over a time h
     given by ``c = 1 - e^-h`` and ``r = 1 / (e^h - 1)`` (:func:`cir_constants`).
 
-    theta' = c * Gamma(a + P, 1), P ~ Poisson(theta * r)  (SCIR eq. 2.2 as a Poisson mixture of gammas);
-    for a >= 1.5 and a Poisson mean theta r >= 1/4 the equivalent theta' = c Gamma(a - 1/2) + (c/2)(Z +
-    sqrt(2 theta r))^2 (the non-central chi-square with more than 1 degree of freedom as a central one plus a
-    shifted squared normal; no Poisson draw). Variates from :mod:`scalable_bayes.rng` (:func:`poisson`,
-    :func:`gamma`, :func:`ziggurat_normal`); the sparse entries (shape a < 1 with P = 0) take the GS gamma.
-    Returns NaN when the inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above
-    2^60), so that the caller reports the step; never a negative number.
+    The law is (c/2) chi'^2(2a, 2 lam) with lam = theta r (SCIR eq. 2.2). Two exact routes:
+
+    * a > 1/2 (more than one degree of freedom): chi'^2(2a, 2 lam) = chi^2(2a - 1) + (Z + sqrt(2 lam))^2,
+      so theta' = c Gamma(a - 1/2) + (c/2)(Z + sqrt(2 lam))^2: one gamma and one normal, no Poisson draw;
+    * a <= 1/2 (the sparse entries): the Poisson mixture of gammas theta' = c Gamma(a + P), P ~ Poisson(lam);
+      most such entries have a tiny lam, where the Poisson returns 0 after one uniform.
+
+    Variates from :mod:`scalable_bayes.rng` (:func:`ziggurat_normal`, :func:`gamma`, :func:`poisson`), all
+    inlined like this function (a call that passes the key costs more than a draw). Returns NaN when the
+    inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above 2^60), so that the caller
+    reports the step; never a negative number.
     """
     if not (theta >= 0.0) or not (a > 0.0) or not (a < np.inf):
         return np.nan
     lam = theta * r
-    if a >= 1.5 and lam >= 0.25 and lam <= 1.152921504606847e18:
-        # chi'^2(2a, 2 lam) = chi^2(2a - 1) + (Z + sqrt(2 lam))^2 (df > 1): no Poisson draw
+    if a > 0.5:
+        if not (lam < np.inf):
+            return np.nan
         z = ziggurat_normal(key) + np.sqrt(2.0 * lam)
         return c * gamma(key, a - 0.5) + 0.5 * c * z * z
     pk = poisson(key, lam)
