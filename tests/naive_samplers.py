@@ -188,3 +188,110 @@ def lda_completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, rng):
         for w in hwords[hptr[d]:hptr[d + 1]]:
             out.append(float(th @ pi[:, w]))
     return np.array(out)
+
+
+# ------------------------------------------------------------------ geodesic samplers (SGGMC paper)
+def sphere_flow(x, v, t, block):
+    """SGGMC eq. 7 per block, then renormalise x and re-project v (NumPy, per block)."""
+    x, v = x.copy(), v.copy()
+    for s in range(0, len(x), block):
+        xb, vb = x[s:s + block], v[s:s + block]
+        a = math.sqrt(float(vb @ vb))
+        if a > 0:
+            xn = xb * math.cos(a * t) + vb * (math.sin(a * t) / a)
+            vn = vb * math.cos(a * t) - xb * (a * math.sin(a * t))
+        else:
+            xn, vn = xb.copy(), vb.copy()
+        xn = xn / math.sqrt(float(xn @ xn))
+        vn = vn - (xn @ vn) * xn
+        x[s:s + block], v[s:s + block] = xn, vn
+    return x, v
+
+
+def sphere_project(x, v, block):
+    v = v.copy()
+    for s in range(0, len(x), block):
+        v[s:s + block] -= (x[s:s + block] @ v[s:s + block]) * x[s:s + block]
+    return v
+
+
+def sg_geodesic(x, v, xi, grads, rng, eps, C, V, thermo, block, L=1, datum_grads=None, N=None):
+    """SGGMC / gSGNHT, rotated ABOBA (scalable_bayes.samplers.geodesic docstring), L inner steps.
+    ``grads(x, l)`` the minibatch gradient at inner step l; ``datum_grads(x)`` (b, n) per-datum log-lik
+    gradients for the Fisher V (then ``V`` is ignored). Returns x, v, xi, clipped count."""
+    n = len(x)
+    m = (n // block) * (block - 1)
+    v = sphere_project(x, v, block)
+    clipped = 0
+    for ell in range(L):
+        g = grads(x, ell)
+        fric = xi if thermo else C
+        f = math.exp(-0.5 * fric * eps)
+        z = rng.normals(n)
+        if datum_grads is None:
+            noise = math.sqrt((2 * C - eps * V) * eps) * z
+        else:
+            z = sphere_project(x, z, block)
+            D = datum_grads(x)
+            b = D.shape[0]
+            if 2 <= b < N:
+                P = D - D.mean(axis=0)
+                P = np.array([sphere_project(x, row, block) for row in P])
+                c = eps * N * (N - b) / (b * (b - 1)) / (2 * C)
+                lam, Q = np.linalg.eigh(P @ P.T)
+                for k in range(b):
+                    if not lam[k] > 1e-14 * max(lam.max(), 0):
+                        continue
+                    u = P.T @ Q[:, k] / math.sqrt(lam[k])
+                    t = c * lam[k]
+                    if t > 1:
+                        clipped += 1
+                        t = 1.0
+                    z = z - (1 - math.sqrt(1 - t)) * (u @ z) * u
+            noise = math.sqrt(2 * C * eps) * z
+        v = f * v - eps * g + noise
+        v = sphere_project(x, v, block)
+        v = f * v
+        if thermo:
+            xi = xi + (v @ v / m - 1) * eps
+        x, v = sphere_flow(x, v, eps, block)
+    return x, v, xi, clipped
+
+
+def gmc(x, grad, pot, rng, eps, T, block):
+    """One geodesic Monte Carlo transition (Byrne & Girolami 2013) with an MH test. Returns x, v, acc prob."""
+    n = len(x)
+    v = sphere_project(x, rng.normals(n), block)
+    x0 = x.copy()
+    h0 = pot(x) + 0.5 * v @ v
+    g = grad(x)
+    for _ in range(T):
+        v = sphere_project(x, v - 0.5 * eps * g, block)
+        x, v = sphere_flow(x, v, eps, block)
+        g = grad(x)
+        v = sphere_project(x, v - 0.5 * eps * g, block)
+    h1 = pot(x) + 0.5 * v @ v
+    acc = 1.0 if h0 - h1 >= 0 else math.exp(h0 - h1)
+    if not rng.uniform() < acc:
+        x = x0
+    return x, v, acc
+
+
+def vmf_mixture_grads(v, X, idx, k1, k2, kx, e1, e2):
+    """(minibatch gradient of U~, per-datum log-lik gradients (b, 2d)) of the two-vMF mixture posterior."""
+    d = X.shape[1]
+    v1, v2 = v[:d], v[d:]
+    w = v1 + v2
+    r = np.linalg.norm(w)
+    mu = w / r
+    rows = []
+    for i in idx:
+        xi_ = X[i]
+        s1, s2 = kx * v1 @ xi_, kx * mu @ xi_
+        a1 = 1.0 / (1.0 + math.exp(s2 - s1))
+        a2 = 1.0 - a1
+        t = kx * a2 * (xi_ - mu * (mu @ xi_)) / r
+        rows.append(np.concatenate([kx * a1 * xi_ + t, t]))
+    D = np.array(rows)
+    g = -(len(X) / len(idx)) * D.sum(axis=0) - np.concatenate([k1 * np.asarray(e1), k2 * np.asarray(e2)])
+    return g, D

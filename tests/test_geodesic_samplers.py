@@ -79,3 +79,322 @@ def test_project_tangent_and_sphere_checks():
         Sphere(2, 1)
     with pytest.raises(ValueError, match="n_blocks"):
         Sphere(0, 3)
+
+
+# ------------------------------------------------------------------ kernels vs naive twins
+import naive_samplers as naive  # noqa: E402
+
+from scalable_bayes import models, samplers  # noqa: E402
+from scalable_bayes.evaluation import mcmc  # noqa: E402
+from scalable_bayes.rng import make_key  # noqa: E402
+from scalable_bayes.samplers.base import DivergenceError  # noqa: E402
+from scalable_bayes.samplers.driver import batch_key  # noqa: E402
+from scalable_bayes.samplers.geodesic import (  # noqa: E402
+    _fisher_noise, gmc_step, sg_geodesic_fisher_step, sg_geodesic_inner_step, sg_geodesic_step)
+from scalable_bayes.special import bessel_ratio  # noqa: E402
+
+
+def test_geodesic_flow_matches_naive():
+    sph = Sphere(3, 4)
+    x = sph.random_point(5)
+    v = sph.project(x, np.random.default_rng(5).normal(size=12))
+    xr, vr = naive.sphere_flow(x, v, 0.21, 4)
+    geodesic_flow(x, v, 0.21, 4)
+    np.testing.assert_allclose(x, xr, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(v, vr, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("thermo", [0.0, 1.0])
+def test_sg_kernels_match_naive(thermo):
+    sph = Sphere(2, 3)
+    C, V, eps = 2.0, 30.0, 0.04
+    model = models.vmf_product([[3.0, 1.0, -2.0], [0.5, 0.5, 4.0]], [4.0, 9.0])
+    coef = model.data[0]  # a deterministic vMF-product gradient -coef
+    x = sph.random_point(7)
+    p = np.random.default_rng(7).normal(size=6)  # not tangent: the kernel projects on entry
+    key = make_key(3)
+    ref = naive.NaiveRNG(key.copy())
+    xr, vr, xir = x.copy(), p.copy(), C
+    xi = np.array([C, 0.0])
+    for L in (1, 3):
+        for _ in range(15):
+            g = -coef.copy()
+            if L == 1:
+                hyper = np.array([C, V, 1.0, thermo, 3.0])
+                sg_geodesic_step(x, p, xi, g, key, eps, hyper)
+            else:
+                hyper = np.array([C, V, 3.0, thermo, 3.0])
+                sg_geodesic_inner_step(x, p, xi, g, key, eps, hyper, model.data, np.zeros(0, np.int64),
+                                       model.grad_kernel)
+            xr, vr, xir, _ = naive.sg_geodesic(xr, vr, xir, lambda x_, l_: -coef, ref, eps, C, V, thermo, 3, L=L)
+        np.testing.assert_allclose(x, xr, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(p, vr, rtol=0, atol=1e-12)
+        assert xi[0] == pytest.approx(xir if thermo else C, abs=1e-12)
+
+
+def _mixture(n=60, seed=2):
+    X = models.vmf_mixture_data(n, seed=seed)
+    return models.vmf_mixture(X), X
+
+
+def test_mixture_gradient_matches_naive_and_finite_differences():
+    m, X = _mixture()
+    x = np.concatenate([[math.cos(-0.1), math.sin(-0.1)], [math.cos(0.4), math.sin(0.4)]])
+    idx = np.array([3, 7, 11, 40, 59], dtype=np.int64)
+    g = m.gradient(x, idx, make_key(0))
+    gr, D = naive.vmf_mixture_grads(x, X, idx, 20.0, 20.0, 20.0, [1.0, 0.0], [1.0, 0.0])
+    np.testing.assert_allclose(g, gr, rtol=1e-12, atol=1e-10)
+    out = np.empty(4)
+    for k, i in enumerate(idx):
+        assert m.datum_grad_kernel(x, m.data, i, out) == 60.0
+        np.testing.assert_allclose(out, D[k], rtol=1e-12, atol=1e-12)
+    num = naive.numerical_grad(lambda y: m.potential(y, idx), x, eps=1e-6)
+    np.testing.assert_allclose([num[i] for i in range(4)], g, rtol=1e-6, atol=1e-5)
+    # the toy's gradient is the derivative of its potential (noise off)
+    t = models.toy_circle(noise_var=0.0)
+    y = np.array([math.cos(0.3), math.sin(0.3)])
+    num = naive.numerical_grad(lambda z: t.potential(z), y)
+    np.testing.assert_allclose([num[0], num[1]], t.gradient(y, np.zeros(0, np.int64), make_key(0)), rtol=1e-7)
+
+
+@pytest.mark.parametrize("thermo", [0.0, 1.0])
+def test_fisher_kernel_matches_naive(thermo):
+    m, X = _mixture()
+    C, eps, L = 0.5, 0.01, 2  # small C: some directions are clipped (counted)
+    x = np.concatenate([[math.cos(-0.1), math.sin(-0.1)], [math.cos(0.4), math.sin(0.4)]])
+    p = np.random.default_rng(1).normal(size=4)
+    xi = np.array([C, 0.0])
+    hyper = np.array([C, 0.0, float(L), thermo, 2.0])
+    key = make_key(9)
+    ref = naive.NaiveRNG(key.copy())
+    xr, vr, xir, clip = x.copy(), p.copy(), C, 0
+    idx = np.array([1, 5, 9, 20, 33, 47, 50, 58], dtype=np.int64)
+    kw = dict(k1=20.0, k2=20.0, kx=20.0, e1=[1.0, 0.0], e2=[1.0, 0.0])
+    for _ in range(10):
+        g = m.gradient(x, idx, key)
+        ref.u64  # the model draws no noise: the streams stay aligned
+        sg_geodesic_fisher_step(x, p, xi, g, key, eps, hyper, m.data, idx, m.grad_kernel, m.datum_grad_kernel)
+        xr, vr, xir, c = naive.sg_geodesic(
+            xr, vr, xir, lambda y, _l: naive.vmf_mixture_grads(y, X, idx, **kw)[0], ref, eps, C, 0.0, thermo, 2,
+            L=L, datum_grads=lambda y: naive.vmf_mixture_grads(y, X, idx, **kw)[1], N=60)
+        clip += c
+    np.testing.assert_allclose(x, xr, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p, vr, rtol=0, atol=1e-11)
+    assert xi[1] == clip > 0
+    if thermo:
+        assert xi[0] == pytest.approx(xir, abs=1e-12)
+
+
+def test_fisher_noise_has_the_covariance_of_sggmc_eq8():
+    """eps (2C Lambda - eps Lambda V Lambda), V = N (N - b)/b * sample covariance of the per-datum gradients."""
+    m, X = _mixture()
+    x = np.concatenate([[math.cos(-0.1), math.sin(-0.1)], [math.cos(0.4), math.sin(0.4)]])
+    idx = np.arange(0, 60, 6, dtype=np.int64)
+    C, eps, N, b = 40.0, 0.01, 60, 10
+    _, D = naive.vmf_mixture_grads(x, X, idx, 20.0, 20.0, 20.0, [1.0, 0.0], [1.0, 0.0])
+    V = N * (N - b) / b * np.cov(D.T)
+    Lam = np.zeros((4, 4))
+    for s in (0, 2):
+        Lam[s:s + 2, s:s + 2] = np.eye(2) - np.outer(x[s:s + 2], x[s:s + 2])
+    target = eps * (2 * C * Lam - eps * Lam @ V @ Lam)
+    assert np.linalg.eigvalsh(Lam @ V @ Lam).max() * eps < 2 * C  # no clipping at these settings
+    key = make_key(4)
+    z, out = np.empty(4), np.empty(4)
+    S = np.empty((40000, 4))
+    for k in range(S.shape[0]):
+        assert _fisher_noise(x, z, key, eps, C, m.data, idx, m.datum_grad_kernel, 2, out) == 0
+        S[k] = out
+    emp = S.T @ S / S.shape[0]
+    # entrywise z-test of the second moments (sd of a product of normals ~ sqrt(s_ii s_jj + s_ij^2)/sqrt(n))
+    sd = np.sqrt(np.outer(np.diag(target), np.diag(target)) + target**2) / math.sqrt(S.shape[0])
+    assert np.all(np.abs(emp - target) < 5 * sd + 1e-15)
+    # and it differs from the V = 0 noise by far more than that (the test can fail)
+    assert np.max(np.abs(emp - eps * 2 * C * Lam) / (sd + 1e-15)) > 20
+
+
+def test_gmc_kernel_matches_naive():
+    m = models.vmf_product([[1.0, 2.0, 0.0], [0.0, -1.0, 1.0]], [5.0, 12.0])
+    coef = m.data[0]
+    x = m.manifold.random_point(2)
+    p = np.zeros(6)
+    xi = np.zeros(2 + 6)
+    key = make_key(11)
+    ref = naive.NaiveRNG(key.copy())
+    xr = x.copy()
+    hyper = np.array([7.0, 3.0])
+    accs = []
+    for _ in range(20):
+        g = -coef.copy()
+        _, acc = gmc_step(x, p, xi, g, key, 0.3, hyper, m.data, np.zeros(0, np.int64), m.grad_kernel,
+                          m.potential_kernel)
+        xr, vr, accr = naive.gmc(xr, lambda y: -coef, lambda y: -coef @ y, ref, 0.3, 7, 3)
+        assert acc == pytest.approx(accr, rel=1e-10, abs=1e-12)
+        accs.append(acc)
+        np.testing.assert_allclose(x, xr, rtol=0, atol=1e-12)
+    assert min(accs) < 1.0  # some proposals are not accepted outright: the MH branch is exercised
+
+
+def test_python_step_equals_compiled_chain():
+    m, _ = _mixture()
+    x0 = np.concatenate([[1.0, 0.0], [math.cos(0.3), math.sin(0.3)]])
+    for alg, b in [(samplers.sggmc(10.0, noise=50.0), 10), (samplers.gsgnht(10.0, n_inner=3), 10),
+                   (samplers.sggmc(40.0, n_inner=2, noise="fisher"), 10), (samplers.gmc(4), None)]:
+        res = samplers.run_chain(alg, m, x0, seed=5, n_steps=40, step_size=0.003, batch_size=b)
+        key = make_key(5, 0)
+        st = alg.init(x0, key, step_size=0.003)
+        step = alg.build_kernel(m)
+        bkey = batch_key(5, 0)
+        perm = np.arange(60, dtype=np.int32)
+        bs = 60 if b is None else b
+        from scalable_bayes.rng import partial_shuffle
+        if bs < 60:
+            partial_shuffle(bkey, perm, bs)
+        nxt = perm[:bs].astype(np.int64)
+        for t in range(40):
+            cur = nxt.copy()
+            if bs < 60 and t + 1 < 40:
+                partial_shuffle(bkey, perm, bs)
+                nxt = perm[:bs].astype(np.int64)
+            st, info = step(key, st, cur, 0.003)
+            assert info.thermostat == res.thermostat[t]
+        np.testing.assert_array_equal(st.position, res.samples[-1])
+        np.testing.assert_array_equal(st.thermostat, res.state.thermostat)
+        again = samplers.run_chain(alg, m, x0, seed=5, n_steps=40, step_size=0.003, batch_size=b, checkpoint_every=7)
+        np.testing.assert_array_equal(again.samples, res.samples)
+
+
+# ------------------------------------------------------------------ statistical tests
+def _vmf_chains(alg, model, h, n_steps=20000, n_chains=2):
+    return np.stack([samplers.run_chain(alg, model, model.manifold.random_point(100 + c), seed=3, chain=c,
+                                        n_steps=n_steps, step_size=h, burnin=n_steps // 10).samples
+                     for c in range(n_chains)])
+
+
+@pytest.mark.parametrize("d", [3, 50])
+@pytest.mark.parametrize("kappa", [1.0, 10.0, 100.0])
+def test_vmf_mean_resultant_length(d, kappa):
+    """E[mu'x] = A_d(kappa) (MCSE z-tests): GMC with exact gradients; SGGMC and gSGNHT with gradient noise
+    N(0, V I) of variance V = C/eps (half of the injected noise) and V known to the sampler; SGGMC told
+    V = 0 under noise 4C/eps (effective temperature 3) is rejected."""
+    mu = np.zeros(d)
+    mu[0] = 1.0
+    A = bessel_ratio(d, kappa)
+    C = 3.0
+    h = 0.2 / math.sqrt(kappa + d)
+    V = C / h
+    noisy = models.vmf(mu, kappa, noise_var=V)
+    h_gmc = 0.5 * math.pi / math.sqrt(kappa + d) / 10  # trajectory about a quarter period: no resonance
+    for alg, model, hh in [(samplers.gmc(10), models.vmf(mu, kappa), h_gmc), (samplers.sggmc(C, noise=V), noisy, h),
+                           (samplers.gsgnht(C, noise=V), noisy, h)]:
+        ch = _vmf_chains(alg, model, hh)[:, :, 0]
+        z = mcmc.mcse_z(ch, A)
+        assert abs(z) < 4.5, (alg.name, d, kappa, z, ch.mean(), A)
+    bad = _vmf_chains(samplers.sggmc(C, noise=0.0), models.vmf(mu, kappa, noise_var=4 * C / h), h)[:, :, 0]
+    assert mcmc.mcse_z(bad, A) < -4.5
+
+
+def test_product_of_two_spheres():
+    mus = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    kap = [2.0, 30.0]
+    m = models.vmf_product(mus, kap)
+    assert m.manifold.intrinsic_dim == 4
+    mus = mus / np.linalg.norm(mus, axis=1, keepdims=True)
+    for alg, h in [(samplers.gsgnht(2.0, n_inner=2), 0.03), (samplers.gmc(8), 0.05)]:
+        ch = _vmf_chains(alg, m, h)
+        for b in range(2):
+            r = ch[:, :, 3 * b:3 * b + 3] @ mus[b]
+            z = mcmc.mcse_z(r, bessel_ratio(3, kap[b]))
+            assert abs(z) < 4.5, (alg.name, b, z)
+        # the blocks are independent: E[(mu1'x1)(mu2'x2)] = A(k1) A(k2)
+        prod = (ch[:, :, 0:3] @ mus[0]) * (ch[:, :, 3:6] @ mus[1])
+        assert abs(mcmc.mcse_z(prod, bessel_ratio(3, kap[0]) * bessel_ratio(3, kap[1]))) < 4.5
+
+
+def _near(ang):
+    return np.maximum(np.cos(ang - math.pi / 3), np.cos(ang + math.pi / 3))
+
+
+def _toy_upper_mass():
+    th = np.linspace(0, math.pi, 200001)
+    return np.trapezoid(models.toy_circle_density(th), th)
+
+
+def test_s1_toy_gmc_and_sggmc_with_known_noise():
+    """SGGMC Sec. 5.1 / App. F.1: L = 30, eps = 0.01, C = rho/eps = 10, V = 1000; 10,000 samples each."""
+    edges = np.arange(-math.pi, math.pi + 0.1, 0.1)
+    edges[-1] = math.pi
+    true_mass = np.diff([np.trapezoid(models.toy_circle_density(np.linspace(-math.pi, e, 4001)),
+                                      np.linspace(-math.pi, e, 4001)) for e in edges])
+    upper = _toy_upper_mass()
+    assert 0.3 < upper < 0.36
+    th = np.linspace(-math.pi, math.pi, 400001)
+    near = np.trapezoid(_near(th) * models.toy_circle_density(th), th)  # E[cos(angle to the nearest mode)]
+    x0 = np.array([1.0, 0.0])
+    out = {}
+    for lab, alg, model in [("gmc", samplers.gmc(30), models.toy_circle(noise_var=0.0)),
+                            ("sggmc", samplers.sggmc(10.0, n_inner=30, noise=1000.0), models.toy_circle()),
+                            ("sggmc_V0", samplers.sggmc(10.0, n_inner=30, noise=0.0), models.toy_circle())]:
+        r = samplers.run_chain(alg, model, x0, seed=1, n_steps=11000, step_size=0.01, burnin=1000)
+        ang = np.arctan2(r.samples[:, 1], r.samples[:, 0])
+        hist = np.histogram(ang, edges)[0] / len(ang)
+        out[lab] = (0.5 * np.abs(hist - true_mass).sum(), mcmc.mcse_z((ang > 0).astype(float), upper),
+                    mcmc.mcse_z(_near(ang), near))
+    for lab in ("gmc", "sggmc"):
+        assert out[lab][0] < 0.06 and abs(out[lab][1]) < 4.5 and abs(out[lab][2]) < 4.5, out
+    assert out["sggmc"][0] <= out["gmc"][0] + 0.05
+    # told V = 0 while the gradient carries N(0, 1000 I): temperature 1.5, wider modes; rejected
+    assert out["sggmc_V0"][0] > 0.08 and out["sggmc_V0"][2] < -4.5, out
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input_is_a_clear_error():
+    e = models.gaussian([0.0, 0.0], np.eye(2))
+    for alg in (samplers.sggmc(1.0), samplers.gmc(3), samplers.gsgnht(1.0, n_inner=2)):
+        with pytest.raises(ValueError, match="sphere manifold"):
+            samplers.run_chain(alg, e, [1.0, 0.0], seed=0, n_steps=5, step_size=0.1)
+    v = models.vmf([1.0, 0.0, 0.0], 3.0)
+    with pytest.raises(ValueError, match="euclidean manifold"):
+        samplers.run_chain(samplers.sgnht(), v, [1.0, 0.0, 0.0], seed=0, n_steps=5, step_size=0.1)
+    with pytest.raises(ValueError, match="block 0"):
+        samplers.run_chain(samplers.sggmc(1.0), v, [1.0, 0.1, 0.0], seed=0, n_steps=5, step_size=0.1)
+    with pytest.raises(ValueError, match="block 0"):
+        samplers.sggmc(1.0).build_kernel(v)(0, samplers.sggmc(1.0).init([2.0, 0, 0], 0), None, 0.1)
+    with pytest.raises(ValueError, match=r"2C - eps V = 2\*1 - 0.1\*100"):
+        samplers.sggmc(1.0, noise=100.0, step_size=0.1)
+    with pytest.raises(ValueError, match="exceeds the largest step 0.02"):
+        samplers.run_chain(samplers.sggmc(1.0, noise=100.0), v, [1.0, 0, 0], seed=0, n_steps=5, step_size=0.1)
+    with pytest.raises(ValueError, match="fisher"):
+        samplers.sggmc(1.0, noise="exact")
+    with pytest.raises(ValueError, match="n_inner"):
+        samplers.gsgnht(1.0, n_inner=0)
+    with pytest.raises(ValueError, match="friction C"):
+        samplers.sggmc(-1.0)
+    with pytest.raises(ValueError, match="n_leapfrog"):
+        samplers.gmc(0)
+    with pytest.raises(ValueError, match="datum_grad_kernel"):  # no data: no per-datum gradients
+        samplers.run_chain(samplers.sggmc(1.0, noise="fisher"), v, [1.0, 0, 0], seed=0, n_steps=5, step_size=0.1)
+    from scalable_bayes.models.base import Model
+    bare = Model("bare", 3, 0, v.grad_kernel, v.data, manifold=Sphere(1, 3))
+    with pytest.raises(ValueError, match="potential_kernel"):
+        samplers.run_chain(samplers.gmc(2), bare, [1.0, 0, 0], seed=0, n_steps=5, step_size=0.1)
+    with pytest.raises(ValueError, match="concentrations"):
+        models.vmf_product([[1.0, 0.0]], [-1.0])
+    alg, eps = samplers.sggmc_sgd(5e-4, 0.1, 100, n_inner=10, noise="fisher")
+    assert eps == pytest.approx(math.sqrt(5e-6)) and alg.hyper[0] == pytest.approx(0.1 / eps)
+
+
+@njit(cache=True)
+def _nan_far_from_start_grad(x, data, idx, key, out):
+    for j in range(x.shape[0]):
+        out[j] = -data[0][j]
+    if x[0] > 0.9:  # a model that breaks once the chain gets near mu
+        out[0] = np.nan
+
+
+def test_divergence_inside_inner_steps_names_the_step():
+    v = models.vmf([1.0, 0.0, 0.0], 50.0)
+    broken = models.SphereModel("broken", Sphere(1, 3), _nan_far_from_start_grad, v.data, v.potential_kernel)
+    for alg in (samplers.sggmc(2.0, n_inner=5), samplers.sggmc(2.0)):
+        with pytest.raises(DivergenceError, match=r"diverged at step \d+") as err:
+            samplers.run_chain(alg, broken, [0.0, 1.0, 0.0], seed=0, n_steps=5000, step_size=0.05)
+        assert err.value.step > 0
