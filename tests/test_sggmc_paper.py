@@ -38,3 +38,94 @@ def test_appd_modes_are_the_papers():
 def test_sfig1_claim_can_fail():
     bad = static.appd_modes(-math.pi / 24, math.pi / 6)  # other generating values: other modes
     assert claims.check_sfig1("smoke", bad).holds is False
+
+
+# ---------------------------------------------------------------------------- Fig. 3 / Fig. 4 (sampled items)
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from scalable_bayes_papers.sggmc import data, runs  # noqa: E402
+
+FIG3 = dict(n_samples=2000, burnin=50, n_inner=30, step_size=0.01, rho=0.1, noise_var=1000.0, bin_width=0.1,
+            mu2_reading="angle")
+FIG4 = dict(n_data=100, kappa=20.0, data_seed=0, e2="e1", gmc=dict(n_inner=20, step_size=1e-3),
+            sggmc=dict(n_inner=10, rho=0.1, gamma=5e-4, batch_size=10), n_samples=300, burnin=20, grid=100,
+            window=1.0, hist_bins=25)
+
+
+def _iid_angles(density, n, rng, temper=1.0):
+    """Exact i.i.d. draws (inverse CDF on a fine grid) from density**(1/temper) on [-pi, pi)."""
+    th = np.linspace(-np.pi, np.pi, 20001)[:-1]
+    p = density(th) ** (1 / temper)
+    c = np.cumsum(p) / p.sum()
+    return th[np.searchsorted(c, rng.random(n))]
+
+
+def _fig3_table(method_angles):
+    return pd.concat([pd.DataFrame({"method": m, "seed": s, "sample": np.arange(len(a)), "angle": a})
+                      for (m, s), a in method_angles.items()], ignore_index=True)
+
+
+def test_fig3_claim_passes_on_exact_draws_and_fails_on_a_tempered_target():
+    rng = np.random.default_rng(1)
+    good = {(m, s): _iid_angles(data.toy_density, 5000, rng) for m in ("GMC", "SGGMC", "gSGNHT") for s in (0, 1)}
+    c = claims.check_fig3(_fig3_table(good), FIG3, "smoke")
+    assert c.holds is True, c.measured
+    bad = dict(good)
+    for s in (0, 1):  # what V = 0 in eq. 8 does to SGGMC: the target at temperature 1.5
+        bad[("SGGMC", s)] = _iid_angles(data.toy_density, 5000, rng, temper=1.5)
+    c = claims.check_fig3(_fig3_table(bad), FIG3, "smoke")
+    assert c.holds is False, c.measured
+    m = c.details["metrics"]["SGGMC"]
+    assert m["tv"] > m["bound"] and 0.08 < m["tv"] < 0.12  # TV(p, p^(1/1.5)) = 0.098 at 0.1-rad bins
+
+
+def test_toy_bin_masses():
+    e = data.angle_edges(0.1)
+    m = data.toy_bin_masses(e)
+    assert len(m) == 63 and m.sum() == pytest.approx(1, abs=1e-12)
+    from scipy.special import i0
+
+    want = (np.exp(5.0) + 2 * np.exp(5 * np.cos(2 * np.pi / 3))) / (3 * 2 * np.pi * i0(5.0))  # Sec. 5.1 at mu1
+    assert data.toy_density(np.pi / 3) == pytest.approx(want, rel=1e-12)
+
+
+def test_fig3_runs_and_figure(tmp_path):
+    s = dict(FIG3, n_samples=200, burnin=10)
+    t = pd.concat([runs.fig3_runs(m, 0, s) for m in runs.FIG3_METHODS], ignore_index=True)
+    assert set(t["method"]) == set(runs.FIG3_METHODS) and (t.groupby("method").size() == 200).all()
+    assert t["angle"].between(-np.pi, np.pi).all()
+    figures.fig3(t, s, tmp_path / "Fig3.png")
+    assert (tmp_path / "Fig3.png").stat().st_size > 10000
+    assert claims.check_fig3(t, s, "smoke").id == "SGGMC-Fig3"
+
+
+def _grid_draws(truth, n, rng):
+    p = truth["mass"].to_numpy()
+    i = rng.choice(len(p), size=n, p=p / p.sum())
+    return truth["a1"].to_numpy()[i], truth["a2"].to_numpy()[i]
+
+
+def test_fig4_claim_passes_on_exact_draws_and_fails_on_one_mode(tmp_path):
+    truth = runs.fig4_truth(FIG4)
+    assert truth["mass"].sum() == pytest.approx(1) and truth["mass_outside"].iloc[0] < 1e-6
+    rng = np.random.default_rng(2)
+    rows = []
+    for m in ("GMC", "SGGMC"):
+        for s in (0, 1):
+            v1, v2 = _grid_draws(truth, 5000, rng)
+            rows.append(pd.DataFrame({"method": m, "seed": s, "sample": np.arange(5000), "v1": v1, "v2": v2}))
+    t = pd.concat(rows, ignore_index=True)
+    c = claims.check_fig4(t, truth, FIG4, "smoke")
+    assert c.holds is True, c.measured
+    figures.fig4(t, truth, FIG4, tmp_path / "Fig4.png")
+    assert (tmp_path / "Fig4.png").stat().st_size > 10000
+    one = t[(t["method"] != "SGGMC") | (claims.mode_side(t["v1"], t["v2"]) == 1)]  # SGGMC stuck in mode 1
+    c = claims.check_fig4(one, truth, FIG4, "smoke")
+    assert c.holds is False and c.details["verdicts"]["weights_within_3_mcse_and_switching"] is False
+
+
+def test_fig4_runs_tiny():
+    for m in runs.FIG4_METHODS:
+        t = runs.fig4_runs(m, 0, FIG4)
+        assert len(t) == FIG4["n_samples"] and np.isfinite(t[["v1", "v2"]].to_numpy()).all()

@@ -1,5 +1,7 @@
-# SGGMC (Liu, Zhu & Song, NIPS 2016): the static items (Tab. 1, Figs. 1-2, SFig. 1 of App. D). Paper code:
-# src/scalable_bayes_papers/sggmc/ (README.md there maps each item to its rule and functions).
+# SGGMC (Liu, Zhu & Song, NIPS 2016): the static items (Tab. 1, Figs. 1-2, SFig. 1 of App. D), the toy on the
+# circle (Fig. 3) and the two-vMF mixture posterior (Fig. 4). Paper code: src/scalable_bayes_papers/sggmc/
+# (README.md there maps each item to its rule and functions). Compute rules (*_runs, *_truth) write tidy
+# tables under results/sggmc/runs/, one job per method x seed, and carry only their own job's settings.
 
 include: "functions/sggmc.smk"
 
@@ -9,9 +11,122 @@ localrules:
     sggmc_tab1,
 
 
+wildcard_constraints:
+    sggmc_seed=r"\d+",
+
+
 rule sggmc:
     input:
         sggmc_targets(),
+
+
+rule sggmc_fig3_runs:
+    """One method on the S^1 toy (Sec. 5.1, App. F.1) for one seed -> kept angles."""
+    output:
+        "results/sggmc/runs/fig3/{method}/seed{sggmc_seed}.parquet",
+    wildcard_constraints:
+        method="|".join(SGGMC_FIG3_METHODS),
+    params:
+        settings=sggmc_fig3_run_settings,
+    log:
+        "logs/sggmc/fig3_runs/{method}~seed{sggmc_seed}.log",
+    benchmark:
+        "benchmarks/sggmc/fig3_runs/{method}~seed{sggmc_seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig3_runs.py"
+
+
+rule sggmc_fig4_runs:
+    """GMC or SGGMC on the two-vMF mixture posterior (Sec. 5.2, App. F.2) for one seed -> kept (v1, v2)."""
+    output:
+        "results/sggmc/runs/fig4/{method}/seed{sggmc_seed}.parquet",
+    wildcard_constraints:
+        method="|".join(SGGMC_FIG4_METHODS),
+    params:
+        settings=sggmc_fig4_run_settings,
+    log:
+        "logs/sggmc/fig4_runs/{method}~seed{sggmc_seed}.log",
+    benchmark:
+        "benchmarks/sggmc/fig4_runs/{method}~seed{sggmc_seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=20,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig4_runs.py"
+
+
+rule sggmc_fig4_truth:
+    """The 'true' Fig. 4 posterior: the log posterior on a grid of angles (App. F.2)."""
+    output:
+        "results/sggmc/runs/fig4/truth.parquet",
+    params:
+        settings=sggmc_fig4_truth_settings,
+    log:
+        "logs/sggmc/fig4_truth.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig4_truth.py"
+
+
+rule sggmc_fig3:
+    """Fig. 3: samples on the circle and histograms against the true density, and the claim (TV vs MCSE)."""
+    input:
+        code=paper_code("sggmc", "figures", "claims"),
+        runs=sggmc_run_files("fig3"),
+    output:
+        fig=report("results/sggmc/figures/Fig3.png", caption="../report/sggmc_fig3.rst", category="sggmc"),
+        claim="results/sggmc/claims/SGGMC-Fig3.json",
+    params:
+        profile=PROFILE,
+        settings=SGGMC["fig3"],
+    log:
+        "logs/sggmc/figure/Fig3.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig3.py"
+
+
+rule sggmc_fig4:
+    """Fig. 4: marginal and joint posteriors against the grid truth, and the claim (mode weights, TV vs MCSE)."""
+    input:
+        code=paper_code("sggmc", "figures", "claims"),
+        runs=sggmc_run_files("fig4"),
+        truth="results/sggmc/runs/fig4/truth.parquet",
+    output:
+        fig=report("results/sggmc/figures/Fig4.png", caption="../report/sggmc_fig4.rst", category="sggmc"),
+        claim="results/sggmc/claims/SGGMC-Fig4.json",
+    params:
+        profile=PROFILE,
+        settings=SGGMC["fig4"],
+    log:
+        "logs/sggmc/figure/Fig4.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig4.py"
 
 
 # Static items (no sampling): rendered from the specs in src/scalable_bayes_papers/sggmc/static.py

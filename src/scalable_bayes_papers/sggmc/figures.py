@@ -8,7 +8,8 @@ import numpy as np
 
 from scalable_bayes.plotting.style import plt, savefig, style
 
-from .static import FIG1_SPEC, FIG2_SPEC, appd_modes, unit
+from .data import angle_edges, toy_density
+from .static import APPD_PAPER_MODES, FIG1_SPEC, FIG2_SPEC, appd_modes, unit
 
 # ---------------------------------------------------------------------------- static diagrams
 
@@ -127,6 +128,99 @@ def sfig1(out):
         fig.suptitle(f"SGGMC SFig. 1 (App. D): phi = {m['phi'] / np.pi:.3g} pi; modes "
                      f"({v11 / np.pi * 24:+.2f}, {v21 / np.pi * 24:+.2f}) and ({v12 / np.pi * 24:+.2f}, "
                      f"{v22 / np.pi * 24:+.2f}) x pi/24")
+        savefig(fig, out)
+
+
+# ---------------------------------------------------------------------------- sampled figures
+
+_COLORS = {"GMC": "#000000", "SGGMC": "#0072B2", "gSGNHT": "#009E73", "SGGMC-V0": "#D55E00", "gSGNHT-V0": "#CC79A7"}
+
+
+def _hist_density(theta, edges):
+    c, _ = np.histogram(theta, bins=edges)
+    return c / (len(theta) * np.diff(edges))
+
+
+def fig3(t, settings, out):
+    """SGGMC-Fig3 (Sec. 5.1): (a) 100 SGGMC samples (evenly spaced over the chain) on the circle in R^2 and the empirical distribution of all
+    kept samples of its first seed (bars outward from the circle); (b) true density and 0.1-rad histograms of
+    GMC, SGGMC and gSGNHT in angle space (all seeds pooled); (c) the same without the V correction."""
+    edges = angle_edges(settings["bin_width"])
+    mid = (edges[:-1] + edges[1:]) / 2
+    th = np.linspace(-np.pi, np.pi, 1000)
+    dens = toy_density(th, settings["mu2_reading"])
+    seed0 = t["seed"].min()
+    with style():
+        fig = plt.figure(figsize=(12, 3.8), layout="constrained")
+        a = fig.add_subplot(1, 3, 1)
+        s = t[(t["method"] == "SGGMC") & (t["seed"] == seed0)].sort_values("sample")
+        if len(s):
+            h = _hist_density(s["angle"], edges)
+            for m_, hh, w in zip(mid, h, np.diff(edges)):
+                r = np.array([1.0, 1.0 + hh])
+                a.fill([np.cos(m_ - w / 2) * r[0], np.cos(m_ - w / 2) * r[1], np.cos(m_ + w / 2) * r[1],
+                        np.cos(m_ + w / 2) * r[0]],
+                       [np.sin(m_ - w / 2) * r[0], np.sin(m_ - w / 2) * r[1], np.sin(m_ + w / 2) * r[1],
+                        np.sin(m_ + w / 2) * r[0]], fc="#56B4E9", ec="none", alpha=0.7)
+            sub = s["angle"].to_numpy()[np.linspace(0, len(s) - 1, 100).astype(int)]  # evenly spaced (ours)
+            a.plot(np.cos(sub), np.sin(sub), "o", ms=3, color="#D55E00", label="100 SGGMC samples")
+        a.plot(np.cos(th), np.sin(th), color="0.4", lw=0.8)
+        a.plot((1 + dens) * np.cos(th), (1 + dens) * np.sin(th), color="k", lw=0.8, label="true density")
+        a.set_aspect("equal")
+        a.legend(loc="lower left", fontsize=7)
+        a.set_title(f"(a) SGGMC in R^2 (seed {seed0}, {len(s):,} samples)")
+        for k, (ax, methods) in enumerate([(fig.add_subplot(1, 3, 2), ["GMC", "SGGMC", "gSGNHT"]),
+                                           (fig.add_subplot(1, 3, 3), ["GMC", "SGGMC-V0", "gSGNHT-V0"])]):
+            ax.plot(th, dens, color="0.5", lw=3, alpha=0.5, label="true")
+            for m_ in methods:
+                d = t[t["method"] == m_]
+                if len(d):
+                    ax.stairs(_hist_density(d["angle"], edges), edges, color=_COLORS[m_], lw=1.2, label=m_)
+            ax.set_xlabel("angle (rad)")
+            ax.set_ylabel("density")
+            ax.legend(fontsize=7)
+            ax.set_title("(b) angle space, V = 1000 used in eq. 8" if k == 0 else "(c) without the V correction (V = 0)")
+        fig.suptitle("SGGMC Fig. 3: toy on S^1, U(x) = -log(exp(5 mu1'x) + 2 exp(5 mu2'x)), gradient noise N(0, 1000 I)")
+        savefig(fig, out)
+
+
+def fig4(t, truth, settings, out):
+    """SGGMC-Fig4 (Sec. 5.2): (a, b) true and empirical marginal posteriors of v1 and v2 (GMC, SGGMC; seeds
+    pooled); (c) true joint density (grid) and (d) SGGMC's 2-D histogram, with App. D's modes marked."""
+    g = settings["grid"]
+    tr = truth.sort_values(["a1", "a2"])
+    a1 = np.unique(tr["a1"].to_numpy())
+    mass = tr["mass"].to_numpy().reshape(g, g)
+    step = a1[1] - a1[0]
+    w = settings["window"]
+    edges = np.linspace(-w, w, settings["hist_bins"] + 1)
+    with style():
+        fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), layout="constrained")
+        for k, (ax, col) in enumerate(zip(axes[:2], ["v1", "v2"])):
+            marg = mass.sum(axis=1 - k) / step
+            ax.plot(a1, marg, color="0.5", lw=3, alpha=0.5, label="true")
+            for m_ in ["GMC", "SGGMC"]:
+                d = t[t["method"] == m_]
+                if len(d):
+                    ax.stairs(_hist_density(d[col], edges), edges, color=_COLORS[m_], lw=1.2, label=m_)
+            ax.set_xlabel(f"{col} (angle, rad)")
+            ax.set_ylabel("density")
+            ax.legend(fontsize=7)
+            ax.set_title(f"({'ab'[k]}) pi({col} | D)")
+        ext = [-w, w, -w, w]
+        axes[2].imshow(mass.T, origin="lower", extent=ext, aspect="equal", cmap="viridis")
+        axes[2].set_title("(c) true pi(v1, v2 | D) (grid)")
+        d = t[t["method"] == "SGGMC"]
+        hh, _, _ = np.histogram2d(d["v1"], d["v2"], bins=[edges, edges])
+        axes[3].imshow(hh.T, origin="lower", extent=ext, aspect="equal", cmap="viridis")
+        axes[3].set_title(f"(d) SGGMC ({len(d):,} samples)")
+        for ax in axes[2:]:
+            for (m1, m2), c in zip(APPD_PAPER_MODES, ["#56B4E9", "#E69F00"]):
+                ax.plot([m1], [m2], "x", color=c, ms=7, mew=1.5)
+            ax.set_xlabel("v1 (rad)")
+            ax.set_ylabel("v2 (rad)")
+            ax.grid(False)
+        fig.suptitle("SGGMC Fig. 4: posterior of the two-vMF mixture on S^1 x S^1 (x: App. D's approximate modes)")
         savefig(fig, out)
 
 

@@ -1,6 +1,35 @@
 # Helper functions and constants of sggmc.smk (kept apart from the rules, as snakemake --lint asks).
 SGGMC = config["sggmc"]
 SGGMC_STATIC_FIGURES = ["Fig1", "Fig2", "SFig1"]
+SGGMC_FIG3_METHODS = ["GMC", "SGGMC", "gSGNHT", "SGGMC-V0", "gSGNHT-V0"]
+SGGMC_FIG4_METHODS = ["GMC", "SGGMC"]
+
+
+def sggmc_run_files(fig):
+    methods = SGGMC_FIG3_METHODS if fig == "fig3" else SGGMC_FIG4_METHODS
+    return expand("results/sggmc/runs/{fig}/{method}/seed{seed}.parquet", fig=fig, method=methods,
+                  seed=range(SGGMC[fig]["n_seeds"]))
+
+
+def sggmc_fig3_run_settings(wildcards):
+    """Settings of ONE Fig. 3 job (method x seed): the chain and the target; SGGMC / gSGNHT also the friction
+    and the gradient noise (GMC uses exact gradients). Not the number of seeds or the histogram bins."""
+    keys = ["n_samples", "burnin", "n_inner", "step_size", "mu2_reading"]
+    if wildcards.method != "GMC":
+        keys += ["rho", "noise_var"]
+    return {k: SGGMC["fig3"][k] for k in keys}
+
+
+def sggmc_fig4_run_settings(wildcards):
+    """Settings of ONE Fig. 4 job (method x seed): the data set, the chain and that method's own block."""
+    s = SGGMC["fig4"]
+    keys = ["n_data", "kappa", "data_seed", "e2", "n_samples", "burnin", wildcards.method.lower()]
+    return {k: s[k] for k in keys}
+
+
+def sggmc_fig4_truth_settings(wildcards):
+    """Settings of the Fig. 4 truth job: the data set and the grid."""
+    return {k: SGGMC["fig4"][k] for k in ("n_data", "kappa", "data_seed", "e2", "grid", "window")}
 
 
 def sggmc_targets():
@@ -8,6 +37,10 @@ def sggmc_targets():
     for fig in SGGMC_STATIC_FIGURES:
         out += [f"results/sggmc/figures/{fig}.png", f"results/sggmc/claims/SGGMC-{fig}.json"]
     out += ["results/sggmc/tables/Tab1.md", "results/sggmc/claims/SGGMC-Tab1.json"]
+    for fig in ("fig3", "fig4"):
+        if SGGMC[fig]["activate"]:
+            item = fig.capitalize()
+            out += [f"results/sggmc/figures/{item}.png", f"results/sggmc/claims/SGGMC-{item}.json"]
     return out
 
 
