@@ -423,3 +423,21 @@ def test_divergence_inside_inner_steps_names_the_step():
         with pytest.raises(DivergenceError, match=r"diverged at step \d+") as err:
             samplers.run_chain(alg, broken, [0.0, 1.0, 0.0], seed=0, n_steps=5000, step_size=0.05)
         assert err.value.step > 0
+
+
+def test_closure_kernels_take_the_uncached_loop_with_the_same_draws():
+    v = models.vmf([1.0, 2.0, 2.0], 4.0, noise_var=5.0)
+    gk = v.grad_kernel
+
+    @njit
+    def closure_grad(x, data, idx, key, out):  # not importable: chunk_runner compiles the loop in memory
+        gk(x, data, idx, key, out)
+
+    local = models.SphereModel("vmf_closure", v.manifold, closure_grad, v.data, v.potential_kernel, exact_gradient=False)
+    for alg in (samplers.gsgnht(2.0, n_inner=3, noise=5.0), samplers.sggmc(2.0, noise=5.0)):
+        a = samplers.run_chain(alg, v, [1.0, 0.0, 0.0], seed=4, n_steps=500, step_size=0.05)
+        b = samplers.run_chain(alg, local, [1.0, 0.0, 0.0], seed=4, n_steps=500, step_size=0.05)
+        np.testing.assert_array_equal(a.samples, b.samples)
+    py = models.Model("py", 3, 0, grad_py=lambda x, idx, key: v.gradient(x, idx, key), manifold=v.manifold)
+    with pytest.raises(ValueError, match="only a NumPy gradient"):
+        samplers.run_chain(samplers.sggmc(2.0, n_inner=2), py, [1.0, 0.0, 0.0], seed=0, n_steps=5, step_size=0.05)

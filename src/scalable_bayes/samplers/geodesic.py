@@ -67,6 +67,12 @@ position NaN (the driver's DivergenceError names the step). ``thermostat[0]`` ho
 acceptance probability (also the per-step ``thermostat`` diagnostic), ``thermostat[1]`` the number of
 accepted proposals.
 
+*Caching.* The kernels that receive model kernels as arguments (``sg_geodesic_inner_step``,
+``sg_geodesic_fisher_step``, ``gmc_step``) are not ``cache=True``: Numba cannot cache a signature with
+dispatcher arguments and would append a new, never-matched entry to its cache index in every process.
+The driver's chunk loop, which binds them to the model's kernels as module globals, is cached
+(:func:`scalable_bayes.samplers.driver.chunk_runner`); the Python step compiles them in memory.
+
 Every step kernel returns the kinetic energy per intrinsic dimension v'v / 2m (target 1/2) and its
 thermostat value (the friction C, xi, or GMC's acceptance probability). A non-finite gradient met
 inside a step makes the position NaN, so the driver reports the step (DivergenceError); positions stay
@@ -160,7 +166,7 @@ def sg_geodesic_step(x, p, xi, g, key, h, hyper):
     return 0.5 * kin / m, xi[0]
 
 
-@njit(cache=True)
+@njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def sg_geodesic_inner_step(x, p, xi, g, key, h, hyper, data, idx, grad):
     """SGGMC / gSGNHT with L = hyper[2] inner steps on the minibatch ``idx`` and a known V: the first
     uses the driver's ``g``, the others call ``grad(x, data, idx, key, g)`` (SGGMC Alg. 1-2)."""
@@ -178,7 +184,7 @@ def sg_geodesic_inner_step(x, p, xi, g, key, h, hyper, data, idx, grad):
     return 0.5 * kin / m, xi[0]
 
 
-@njit(cache=True)
+@njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def _fisher_noise(x, z, key, eps, C, data, idx, dgrad, block, out):
     """The O-step noise with the empirical Fisher V (module docstring) into ``out`` (tangent).
     Returns the number of clipped eigen-directions."""
@@ -243,7 +249,7 @@ def _fisher_noise(x, z, key, eps, C, data, idx, dgrad, block, out):
     return clipped
 
 
-@njit(cache=True)
+@njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def sg_geodesic_fisher_step(x, p, xi, g, key, h, hyper, data, idx, grad, dgrad):
     """SGGMC / gSGNHT with L = hyper[2] inner steps and V(x) the empirical Fisher estimate from the
     model's per-datum gradients ``dgrad`` (module docstring). ``xi[1]`` counts clipped directions."""
@@ -281,7 +287,7 @@ def sg_geodesic_fisher_step(x, p, xi, g, key, h, hyper, data, idx, grad, dgrad):
     return 0.5 * kin / m, xi[0]
 
 
-@njit(cache=True)
+@njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def gmc_step(x, p, xi, g, key, h, hyper, data, idx, grad, pot):
     """One GMC transition (Byrne & Girolami 2013; module docstring): ``hyper`` = [T, block_size];
     ``g`` = exact grad U at x; ``xi`` = [last acceptance probability, accepted count, x scratch (n)]."""
