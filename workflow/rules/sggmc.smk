@@ -85,7 +85,7 @@ rule sggmc_fig4_truth:
 rule sggmc_fig3:
     """Fig. 3: samples on the circle and histograms against the true density, and the claim (TV vs MCSE)."""
     input:
-        code=paper_code("sggmc", "figures", "claims"),
+        code=paper_code("sggmc", "figures", "claims", "data"),
         runs=sggmc_run_files("fig3"),
     output:
         fig=report("results/sggmc/figures/Fig3.png", caption="../report/sggmc_fig3.rst", category="sggmc"),
@@ -108,7 +108,7 @@ rule sggmc_fig3:
 rule sggmc_fig4:
     """Fig. 4: marginal and joint posteriors against the grid truth, and the claim (mode weights, TV vs MCSE)."""
     input:
-        code=paper_code("sggmc", "figures", "claims"),
+        code=paper_code("sggmc", "figures", "claims", "data"),
         runs=sggmc_run_files("fig4"),
         truth="results/sggmc/runs/fig4/truth.parquet",
     output:

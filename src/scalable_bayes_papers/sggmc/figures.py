@@ -133,7 +133,8 @@ def sfig1(out):
 
 # ---------------------------------------------------------------------------- sampled figures
 
-_COLORS = {"GMC": "#000000", "SGGMC": "#0072B2", "gSGNHT": "#009E73", "SGGMC-V0": "#D55E00", "gSGNHT-V0": "#CC79A7"}
+_COLORS = {"GMC": "#000000", "SGGMC": "#0072B2", "gSGNHT": "#009E73", "SGGMC-V0": "#D55E00", "gSGNHT-V0": "#CC79A7",
+           "SGGMC-full": "#E69F00"}
 
 
 def _hist_density(theta, edges):
@@ -199,7 +200,7 @@ def fig4(t, truth, settings, out):
         for k, (ax, col) in enumerate(zip(axes[:2], ["v1", "v2"])):
             marg = mass.sum(axis=1 - k) / step
             ax.plot(a1, marg, color="0.5", lw=3, alpha=0.5, label="true")
-            for m_ in ["GMC", "SGGMC"]:
+            for m_ in ["GMC", "SGGMC", "SGGMC-full"]:
                 d = t[t["method"] == m_]
                 if len(d):
                     ax.stairs(_hist_density(d[col], edges), edges, color=_COLORS[m_], lw=1.2, label=m_)

@@ -27,7 +27,7 @@ from . import data
 logger = logging.getLogger(__name__)
 
 FIG3_METHODS = ("GMC", "SGGMC", "gSGNHT", "SGGMC-V0", "gSGNHT-V0")
-FIG4_METHODS = ("GMC", "SGGMC")
+FIG4_METHODS = ("GMC", "SGGMC", "SGGMC-full")
 
 
 def _start(seed: int, n_blocks: int) -> np.ndarray:
@@ -90,7 +90,9 @@ def fig4_model(settings: dict):
 def fig4_runs(method: str, seed: int, settings: dict) -> pd.DataFrame:
     """One chain of GMC (L leapfrog steps of eps, MH test, full data) or SGGMC (App. E's gamma, rho -> eps =
     sqrt(gamma / D), C = rho / eps; L inner steps per minibatch; empirical-Fisher V) on the Sec. 5.2
-    posterior; one row per kept sample (v1, v2 angles)."""
+    posterior; one row per kept sample (v1, v2 angles). ``SGGMC-full`` (a diagnostic of ours): SGGMC with the
+    same eps, C and L on the full data set (exact gradient, V = 0), to tell the integrator's bias from the
+    minibatch noise's."""
     if method not in FIG4_METHODS:
         raise ValueError(f"unknown Fig. 4 method {method!r}; choose one of {FIG4_METHODS}")
     model = fig4_model(settings)
@@ -99,8 +101,9 @@ def fig4_runs(method: str, seed: int, settings: dict) -> pd.DataFrame:
         alg, eps, batch = samplers.gmc(g["n_inner"]), g["step_size"], None
     else:
         s = settings["sggmc"]
-        alg, eps = samplers.sggmc_sgd(s["gamma"], s["rho"], settings["n_data"], n_inner=s["n_inner"], noise="fisher")
-        batch = s["batch_size"]
+        alg, eps = samplers.sggmc_sgd(s["gamma"], s["rho"], settings["n_data"], n_inner=s["n_inner"],
+                                      noise="fisher" if method == "SGGMC" else "zero")
+        batch = s["batch_size"] if method == "SGGMC" else None
     n, burn = int(settings["n_samples"]), int(settings["burnin"])
     t0 = time.perf_counter()
     res = samplers.run_chain(alg, model, _start(seed, 2), seed=seed, n_steps=burn + n, burnin=burn, step_size=eps,

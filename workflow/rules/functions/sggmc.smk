@@ -2,7 +2,7 @@
 SGGMC = config["sggmc"]
 SGGMC_STATIC_FIGURES = ["Fig1", "Fig2", "SFig1"]
 SGGMC_FIG3_METHODS = ["GMC", "SGGMC", "gSGNHT", "SGGMC-V0", "gSGNHT-V0"]
-SGGMC_FIG4_METHODS = ["GMC", "SGGMC"]
+SGGMC_FIG4_METHODS = ["GMC", "SGGMC"] + (["SGGMC-full"] if SGGMC["fig4"]["full_batch"] else [])
 
 
 def sggmc_run_files(fig):
@@ -23,8 +23,11 @@ def sggmc_fig3_run_settings(wildcards):
 def sggmc_fig4_run_settings(wildcards):
     """Settings of ONE Fig. 4 job (method x seed): the data set, the chain and that method's own block."""
     s = SGGMC["fig4"]
-    keys = ["n_data", "kappa", "data_seed", "e2", "n_samples", "burnin", wildcards.method.lower()]
-    return {k: s[k] for k in keys}
+    keys = ["n_data", "kappa", "data_seed", "e2", "n_samples", "burnin", "gmc" if wildcards.method == "GMC" else "sggmc"]
+    out = {k: s[k] for k in keys}
+    if wildcards.method == "SGGMC-full":  # full batch: the minibatch size is not this job's setting
+        out["sggmc"] = {k: v for k, v in out["sggmc"].items() if k != "batch_size"}
+    return out
 
 
 def sggmc_fig4_truth_settings(wildcards):
