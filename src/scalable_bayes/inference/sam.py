@@ -85,6 +85,7 @@ from sklearn.exceptions import NotFittedError
 
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..models import sam as M
+from ..samplers.geodesic import sg_geodesic_step
 from ..rng import fill_normal, make_key, resolve_seed, rng_from_seed, uniform
 from ..special import bessel_ratio, vmf_log_normalizer
 from ..utils import numba_threads
@@ -147,25 +148,8 @@ def _count(name, value, minimum, allow_none=False):
 
 
 # ---------------------------------------------------------------------------------------------
-# topic-chain kernels (ABOBA of SGGMC Alg. 1 / 2 and the GMC leapfrog on the product of spheres)
+# topic-chain kernels (the GMC leapfrog on the product of spheres; SGGMC / gSGNHT use samplers.geodesic)
 # ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def _scale(v, f):
-    for i in range(v.shape[0]):
-        v[i] *= f
-
-
-@njit(cache=True)
-def _o_step(x, v, grad, eps, noise_sd, key, noise, block):
-    """O of SGGMC Alg. 1: v <- v + Lambda(x)[-eps grad + N(0, noise_sd^2 I)]."""
-    fill_normal(key, noise)
-    for i in range(v.shape[0]):
-        noise[i] = -eps * grad[i] + noise_sd * noise[i]
-    project_tangent(x, noise, block)
-    for i in range(v.shape[0]):
-        v[i] += noise[i]
 
 
 @njit(cache=True)
@@ -400,7 +384,7 @@ class SphericalAdmixture:
         self.components_ = self._beta.reshape(K, V).copy()
         self.samples_ = (np.stack(self._samples) if self._samples else self.components_[None]).copy()
         for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_work", "_keys", "_theta_state", "_v",
-                     "_noise", "_grad", "_samples", "_gam"):
+                     "_grad", "_samples", "_gam"):
             self.__dict__.pop(name, None)
         return self
 
@@ -418,14 +402,20 @@ class SphericalAdmixture:
         self._key = make_key(self.seed_, 2)
         self._theta_seed = int(make_key(self.seed_, 4)[0] >> np.uint64(1))
         self._v = np.zeros(K * V)
-        self._noise = np.zeros(K * V)
         self._grad = np.zeros(K * V)
         self._G = np.zeros((K, K))
-        self._xi = cfg["C"]
         meth = self.method
         if meth in ("sggmc", "gsgnht"):
+            # the library's SGGMC / gSGNHT step kernel in its rotated form (samplers.geodesic): the state
+            # it moves is the point where Alg. 1's O step acts, so the chain starts half a flow into Alg. 1
+            thermo = meth == "gsgnht"
+            self._sg_hyper = np.array([cfg["C"], cfg["vn"], 1.0, 1.0 if thermo else 0.0, float(V)])
+            self._xi = np.array([cfg["C"], 0.0])  # friction or thermostat xi; clipped-direction count
             fill_normal(self._key, self._v)
             project_tangent(self._beta, self._v, V)
+            if thermo:
+                self._xi[0] += (_sq(self._v) / (K * (V - 1.0)) - 1.0) * cfg["eps"] / 2.0
+            geodesic_flow(self._beta, self._v, cfg["eps"] / 2.0, V)
         S = cfg["S"]
         N = 1 if meth == "gmc_bgibbs" else int(self.n_theta_samples)
         if meth not in ("vi", "stovi"):
@@ -519,32 +509,21 @@ class SphericalAdmixture:
             self._vi_step(it, full=False)
 
     def _sg_step(self, it):
-        """One outer iteration of SGGMC Alg. 3 with Alg. 1 (sggmc) or Alg. 2 (gsgnht)."""
+        """One outer iteration of SGGMC Alg. 3 with Alg. 1 (sggmc) or Alg. 2 (gsgnht): theta samples for
+        the minibatch, then ``n_inner`` steps of the library's step kernel
+        (:func:`scalable_bayes.samplers.geodesic.sg_geodesic_step`, B O B and a geodesic flow of eps) with
+        the eq. 10 gradient at the current topics."""
         cfg = self._cfg
-        K, V = cfg["K"], self.n_features_in_
         D = self._X.shape[0]
         docs = self._batch()
         S = docs.shape[0]
         self._summaries(self._beta, docs, self._B[:S])
         self._draw_thetas(it, docs, 0, int(self.n_theta_samples), int(self.theta_steps))
-        eps, C = cfg["eps"], cfg["C"]
-        noise_sd = math.sqrt(max((2.0 * C - eps * cfg["vn"]) * eps, 0.0))
         scale = float(self.kappa) * D / S
-        x, v = self._beta, self._v
-        thermo = self.method == "gsgnht"
-        mdim = K * (V - 1.0)
+        x = self._beta
         for _l in range(int(self.n_inner)):
-            if thermo:
-                self._xi += (_sq(v) / mdim - 1.0) * eps / 2.0
-            geodesic_flow(x, v, eps / 2.0, V)
-            fric = self._xi if thermo else C
-            _scale(v, math.exp(-fric * eps / 2.0))
             self._potential_grad(x, docs, scale, False)
-            _o_step(x, v, self._grad, eps, noise_sd, self._key, self._noise, V)
-            _scale(v, math.exp(-fric * eps / 2.0))
-            geodesic_flow(x, v, eps / 2.0, V)
-            if thermo:
-                self._xi += (_sq(v) / mdim - 1.0) * eps / 2.0
+            sg_geodesic_step(x, self._v, self._xi, self._grad, self._key, cfg["eps"], self._sg_hyper)
         if not np.all(np.isfinite(x)):
             raise FloatingPointError(f"SAM {self.method}: topics became non-finite at iteration {it}; lower gamma "
                                      "(eps) or raise rho")
