@@ -129,3 +129,52 @@ def test_fig4_runs_tiny():
     for m in runs.FIG4_METHODS:
         t = runs.fig4_runs(m, 0, FIG4)
         assert len(t) == FIG4["n_samples"] and np.isfinite(t[["v1", "v2"]].to_numpy()).all()
+
+
+# ---------------------------------------------------------------------------- Fig. 5 (SAM)
+FIG5 = dict(max_time=0.3, evaluate_every=1, n_prior_draws=5,
+            toy=dict(n_topics=3, kappa=50.0, sigma=20.0, kappa0=20.0, alpha=1.0, batch_size=10, max_train_docs=40,
+                     max_test_docs=10))
+
+
+def _toy_corpus():
+    import scipy.sparse as sp
+
+    from scalable_bayes.corpora.store import Corpus
+
+    rng = np.random.default_rng(3)
+    counts = sp.csr_matrix(rng.poisson(0.5, size=(60, 30)) + np.eye(60, 30, dtype=int), dtype=np.int32)
+    tf = counts.astype(float).toarray()
+    tf /= np.linalg.norm(tf, axis=1, keepdims=True)
+    docs = pd.DataFrame({"doc_id": np.arange(60), "label": 0, "split": ["train"] * 45 + ["test"] * 15,
+                         "n_tokens": np.asarray(counts.sum(axis=1)).ravel()})
+    return Corpus(counts=counts, vocab=[f"w{i}" for i in range(30)], docs=docs, meta={"name": "toy"},
+                  tfidf=sp.csr_matrix(tf))
+
+
+def test_fig5_runs_tiny(tmp_path):
+    corpus = _toy_corpus()
+    t = pd.concat([runs.fig5_runs("toy", m, 0, {**FIG5, **FIG5["toy"]}, corpus) for m in ("VI", "SGGMC", "SGGMC-full")],
+                  ignore_index=True)
+    assert set(t["method"]) == {"VI", "SGGMC", "SGGMC-full"} and (t["n_train_docs"] == 40).all()
+    assert np.isfinite(t["log_perplexity"]).all()
+    figures.fig5(t, FIG5, tmp_path / "Fig5.png")
+    assert (tmp_path / "Fig5.png").stat().st_size > 10000
+
+
+def _fig5_table(final):
+    rows = []
+    for m, lp in final.items():
+        for it, (w, v) in enumerate([(0.0, 7000.0), (1.0, lp)]):
+            rows.append({"corpus": "toy", "method": m, "seed": 0, "iteration": it, "wall_time": w, "log_perplexity": v,
+                         "log_perplexity_se": 1.0, "n_train_docs": 40, "n_test_docs": 10, "n_words": 30})
+    return pd.DataFrame(rows)
+
+
+def test_fig5_claim_checks_the_papers_ordering():
+    good = {"gSGNHT": 100.0, "SGGMC": 110.0, "gSGNHT-full": 120.0, "SGGMC-full": 130.0, "GMC-apprMH": 140.0,
+            "GMC-bGibbs": 150.0, "VI": 160.0, "StoVI": 165.0}
+    assert claims.check_fig5(_fig5_table(good), FIG5, "smoke").holds is True
+    bad = dict(good, VI=90.0)  # VI below the samplers
+    c = claims.check_fig5(_fig5_table(bad), FIG5, "smoke")
+    assert c.holds is False and c.details["verdicts"]["toy: samplers below VI"] is False

@@ -129,6 +129,55 @@ rule sggmc_fig4:
         "../scripts/sggmc_fig4.py"
 
 
+rule sggmc_fig5_runs:
+    """One Fig. 5 series: SAM fitted by one method on one corpus for one seed, for a fixed time budget -> trace
+    of test log-perplexity against wall time (Sec. 5.3, App. F.3)."""
+    input:
+        corpus=sggmc_fig5_corpus,
+    output:
+        "results/sggmc/runs/fig5/{corpus}/{method}/seed{sggmc_seed}.parquet",
+    wildcard_constraints:
+        corpus="news20_different|wiki_sggmc",
+        method="|".join(SGGMC_FIG5_METHODS),
+    params:
+        settings=sggmc_fig5_run_settings,
+    log:
+        "logs/sggmc/fig5_runs/{corpus}~{method}~seed{sggmc_seed}.log",
+    benchmark:
+        "benchmarks/sggmc/fig5_runs/{corpus}~{method}~seed{sggmc_seed}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=lambda wc: 10 + int(SGGMC["fig5"]["max_time"] / 60) * 2,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig5_runs.py"
+
+
+rule sggmc_fig5:
+    """Fig. 5: log-perplexity vs wall time of every method per corpus, and the claim (final ordering)."""
+    input:
+        code=paper_code("sggmc", "figures", "claims"),
+        runs=sggmc_fig5_files(),
+    output:
+        fig=report("results/sggmc/figures/Fig5.png", caption="../report/sggmc_fig5.rst", category="sggmc"),
+        claim="results/sggmc/claims/SGGMC-Fig5.json",
+    params:
+        profile=PROFILE,
+        settings=SGGMC["fig5"],
+    log:
+        "logs/sggmc/figure/Fig5.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sggmc_fig5.py"
+
+
 # Static items (no sampling): rendered from the specs in src/scalable_bayes_papers/sggmc/static.py
 
 

@@ -31,6 +31,9 @@ CLAIMS = {
     "Fig3": "Toy on the circle (Sec. 5.1): with the stochastic gradient corrupted by N(0, 1000 I) and V = 1000 used "
             "in eq. 8, SGGMC's 10,000 samples show 'no obvious corruption': their 0.1-rad histogram matches the "
             "true bimodal density as GMC's does (and gSGNHT's, issue 15).",
+    "Fig5": "SAM (Sec. 5.3): all samplers eventually go below VI / StoVI and SGGMC / gSGNHT go lowest; gSGNHT below "
+            "SGGMC; minibatch versions better than full batch; even full-batch SGGMC / gSGNHT below GMC-apprMH / "
+            "GMC-bGibbs (20News-different; on Wikipedia the gaps grow).",
     "Fig4": "Two-vMF mixture posterior on S^1 x S^1 (Sec. 5.2): SGGMC with minibatch 10 shows 'no observable "
             "corruption', fully explores the two (App. D: equal-weighted) modes and the strong v1-v2 correlation.",
 }
@@ -288,3 +291,63 @@ def check_fig4(t: pd.DataFrame, truth: pd.DataFrame, settings: dict, profile: st
                       "nearer e1, and the sampled data's two clusters are not exactly where they were generated). "
                       "SGGMC-full (if run): the same eps, C and L on the full data set; within its bound, it places "
                       "a failure of (ii) on the minibatch noise rather than the integrator.")
+
+
+# ---------------------------------------------------------------------------- Fig. 5: SAM (Sec. 5.3)
+
+FIG5_ORDER = [("SGGMC", "VI", "samplers below VI"), ("gSGNHT", "SGGMC", "gSGNHT below SGGMC"),
+              ("SGGMC", "SGGMC-full", "minibatch below full batch (SGGMC)"),
+              ("gSGNHT", "gSGNHT-full", "minibatch below full batch (gSGNHT)"),
+              ("SGGMC-full", "GMC-apprMH", "full-batch SGGMC below GMC-apprMH"),
+              ("SGGMC-full", "GMC-bGibbs", "full-batch SGGMC below GMC-bGibbs")]
+
+
+def fig5_final(t: pd.DataFrame) -> pd.DataFrame:
+    """Per (corpus, method): the last checkpoint's log-perplexity and its standard error (mean over seeds), the
+    wall time reached and the iterations made."""
+    last = t.sort_values("iteration").groupby(["corpus", "method", "seed"]).tail(1)
+    return last.groupby(["corpus", "method"]).agg(log_perplexity=("log_perplexity", "mean"),
+                                                  se=("log_perplexity_se", "mean"), wall=("wall_time", "mean"),
+                                                  iterations=("iteration", "mean"))
+
+
+def fig5_scale(t: pd.DataFrame, settings: dict, profile: str) -> str:
+    parts = []
+    for c, d in t.groupby("corpus"):
+        r = d.iloc[0]
+        parts.append(f"{c}: {int(r['n_train_docs']):,} training / {int(r['n_test_docs']):,} test documents, "
+                     f"V = {int(r['n_words']):,}, K = {settings[c]['n_topics']}")
+    return (f"{profile}: " + "; ".join(parts) + f"; {settings['max_time']:g} s of each method's clock (paper: curves "
+            f"over hours), {t['seed'].nunique()} seed(s), 1 thread per method; sampler settings the paper leaves "
+            "open (eps, C, L, N theta samples, GMC steps) are the estimator's defaults (ours)")
+
+
+def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
+    """At the end of the common time budget, per corpus: each ordering of :data:`FIG5_ORDER` holds when the first
+    method's final log-perplexity is below the second's by more than 2 combined standard errors (the
+    log-perplexity's Monte Carlo error over prior draws). The claim holds if every ordering holds on every corpus."""
+    f = fig5_final(t)
+    verdicts, lines = {}, []
+    for corpus in sorted(t["corpus"].unique()):
+        g = f.loc[corpus]
+        for a, b, what in FIG5_ORDER:
+            if a in g.index and b in g.index:
+                diff = float(g.loc[b, "log_perplexity"] - g.loc[a, "log_perplexity"])
+                tol = 2 * math.hypot(g.loc[a, "se"], g.loc[b, "se"])
+                verdicts[f"{corpus}: {what}"] = bool(diff > tol)
+        lines.append(f"{corpus}: " + ", ".join(f"{m} {r.log_perplexity:.1f}" for m, r in g.sort_values(
+            "log_perplexity").iterrows()))
+    holds = bool(verdicts) and all(verdicts.values())
+    failed = [k for k, v in verdicts.items() if not v]
+    measured = ("final log-perplexity (lower is better): " + "; ".join(lines)
+                + (f"; orderings that fail: {failed}" if failed else "; every ordering holds"))
+    return Claim(id="SGGMC-Fig5", paper=PAPER, claim=CLAIMS["Fig5"], measured=measured,
+                 holds=holds if verdicts else None, scale=fig5_scale(t, settings, profile),
+                 paper_value="curves only (no numbers in the text)",
+                 details={"final": {f"{c}/{m}": {k: round(float(v), 3) for k, v in r.items()}
+                                    for (c, m), r in f.iterrows()}, "verdicts": verdicts},
+                 note="Test: at the end of the common wall-time budget per series, each of "
+                      + "; ".join(w for _, _, w in FIG5_ORDER)
+                      + " by more than 2 combined standard errors. The paper's curves run for hours; a short "
+                        "budget tests the ordering early on, where VI (which the paper says converges swiftly) "
+                        "is favoured.")

@@ -52,3 +52,17 @@ def toy_bin_masses(edges, mu2_reading: str = "angle", per_bin: int = 200) -> np.
 def wrap(theta):
     """Angles to [-pi, pi)."""
     return (np.asarray(theta) + math.pi) % (2 * math.pi) - math.pi
+
+
+def fig5_split(corpus, settings: dict):
+    """(train, test) tf-idf rows of a processed corpus for Fig. 5 (Sec. 5.3): ``max_train_docs`` of its training
+    split and ``max_test_docs`` of its test split (null: all), each a seeded random subset (seed 0, ours: the
+    corpora are stored in class order), rows in their stored order."""
+    out = []
+    for split, cap in (("train", settings.get("max_train_docs")), ("test", settings.get("max_test_docs"))):
+        X = corpus.subset(split).tfidf
+        if cap is not None and cap < X.shape[0]:
+            keep = np.sort(np.random.default_rng([0, 0xF5, int(split == "test")]).choice(X.shape[0], cap, replace=False))
+            X = X[keep]
+        out.append(X)
+    return out[0], out[1]

@@ -225,4 +225,34 @@ def fig4(t, truth, settings, out):
         savefig(fig, out)
 
 
+_FIG5_STYLE = {"VI": ("#000000", "--"), "StoVI": ("#777777", "--"), "GMC-apprMH": ("#CC79A7", "-."),
+               "GMC-bGibbs": ("#E69F00", "-."), "SGGMC": ("#0072B2", "-"), "SGGMC-full": ("#56B4E9", ":"),
+               "gSGNHT": ("#009E73", "-"), "gSGNHT-full": ("#8FD694", ":")}
+
+
+def fig5(t, settings, out):
+    """SGGMC-Fig5 (Sec. 5.3): test log-perplexity against the estimator's wall time, one panel per corpus,
+    every method (mean over seeds at each checkpoint of the first seed's clock: single runs when n_seeds = 1)."""
+    corpora = sorted(t["corpus"].unique())
+    with style():
+        fig, axes = plt.subplots(1, len(corpora), figsize=(5.5 * len(corpora), 3.8), layout="constrained",
+                                 squeeze=False)
+        for ax, c in zip(axes[0], corpora):
+            d = t[t["corpus"] == c]
+            for m_, (col, ls) in _FIG5_STYLE.items():
+                dm = d[d["method"] == m_]
+                if not len(dm):
+                    continue
+                g = dm.groupby("iteration")[["wall_time", "log_perplexity"]].mean().reset_index()
+                g = g[g["wall_time"] > 0]
+                ax.plot(g["wall_time"], g["log_perplexity"], ls, color=col, marker=".", ms=3, label=m_)
+            ax.set_xscale("log")
+            ax.set_xlabel("wall time (s)")
+            ax.set_ylabel("log-perplexity")
+            ax.set_title(c)
+            ax.legend(fontsize=7)
+        fig.suptitle("SGGMC Fig. 5: SAM, test log-perplexity along wall time")
+        savefig(fig, out)
+
+
 STATIC_FIGURES = {"Fig1": fig1, "Fig2": fig2, "SFig1": sfig1}

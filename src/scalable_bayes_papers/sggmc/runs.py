@@ -138,3 +138,46 @@ def fig4_truth(settings: dict) -> pd.DataFrame:
     p = np.exp(lp - lp.max())
     return pd.DataFrame({"a1": A1.ravel(), "a2": A2.ravel(), "log_post": lp.ravel(), "mass": (p / p.sum()).ravel(),
                          "mass_outside": outside})
+
+
+# ------------------------------------------------------------------ Fig. 5: SAM (Sec. 5.3, App. F.3)
+#: series of Fig. 5 -> (SphericalAdmixture method, minibatch?)
+FIG5_METHODS = {
+    "VI": ("vi", False), "StoVI": ("stovi", True), "GMC-apprMH": ("gmc_apprmh", False),
+    "GMC-bGibbs": ("gmc_bgibbs", False), "SGGMC": ("sggmc", True), "SGGMC-full": ("sggmc", False),
+    "gSGNHT": ("gsgnht", True), "gSGNHT-full": ("gsgnht", False),
+}
+
+
+def fig5_runs(corpus_name: str, method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
+    """One Fig. 5 series: SAM fitted by ``method`` on the training tf-idf rows of ``corpus`` for ``max_time``
+    seconds of the estimator's clock -> its trace (iteration, wall and CPU time, test log-perplexity with
+    its standard error). The paper's hyper-parameters (App. F.3: K, kappa, sigma, kappa0, alpha, minibatch)
+    come from ``settings``; the sampler settings the paper leaves open are the estimator's defaults
+    (:class:`scalable_bayes.inference.sam.SphericalAdmixture`). Full-batch methods are evaluated every
+    ``evaluate_every`` iterations, minibatch ones every ``evaluate_every`` x ceil(D / S) (the same number of
+    document visits; ours)."""
+    from scalable_bayes.inference.sam import SphericalAdmixture
+
+    if method not in FIG5_METHODS:
+        raise ValueError(f"unknown Fig. 5 method {method!r}; choose one of {sorted(FIG5_METHODS)}")
+    est_method, minibatch = FIG5_METHODS[method]
+    X, X_test = data.fig5_split(corpus, settings)
+    D = X.shape[0]
+    S = int(settings["batch_size"]) if minibatch else None
+    every = int(settings["evaluate_every"]) * (math.ceil(D / S) if minibatch else 1)
+    est = SphericalAdmixture(n_topics=settings["n_topics"], method=est_method, kappa=settings["kappa"],
+                             sigma=settings["sigma"], kappa0=settings["kappa0"], alpha=settings["alpha"],
+                             batch_size=S, n_iter=10**9, max_time=settings["max_time"], evaluate_every=every,
+                             n_threads=1, seed=seed, n_prior_draws=settings["n_prior_draws"])
+    t0 = time.perf_counter()
+    est.fit(X, X_test)
+    tr = est.trace_.copy()
+    logger.info("Fig5 %s %s seed %d: %d iterations, final log-perplexity %.2f (%.1f s in all)", corpus_name, method,
+                seed, est.n_iter_, tr["log_perplexity"].iloc[-1], time.perf_counter() - t0)
+    tr = tr.rename(columns={"method": "estimator_method"})
+    tr.insert(0, "method", method)
+    tr.insert(0, "corpus", corpus_name)
+    tr.insert(2, "seed", seed)
+    tr["n_train_docs"], tr["n_test_docs"], tr["n_words"] = D, X_test.shape[0], X.shape[1]
+    return tr

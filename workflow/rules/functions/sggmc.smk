@@ -5,6 +5,31 @@ SGGMC_FIG3_METHODS = ["GMC", "SGGMC", "gSGNHT", "SGGMC-V0", "gSGNHT-V0"]
 SGGMC_FIG4_METHODS = ["GMC", "SGGMC"] + (["SGGMC-full"] if SGGMC["fig4"]["full_batch"] else [])
 
 
+SGGMC_FIG5_METHODS = ["VI", "StoVI", "GMC-apprMH", "GMC-bGibbs", "SGGMC", "SGGMC-full", "gSGNHT", "gSGNHT-full"]
+SGGMC_FIG5_MINIBATCH = {"StoVI", "SGGMC", "gSGNHT"}
+SGGMC_FIG5_CORPORA = [c for c in ("news20_different", "wiki_sggmc") if SGGMC["fig5"][c]["activate"]]
+
+
+def sggmc_fig5_files():
+    return expand("results/sggmc/runs/fig5/{corpus}/{method}/seed{seed}.parquet", corpus=SGGMC_FIG5_CORPORA,
+                  method=SGGMC_FIG5_METHODS, seed=range(SGGMC["fig5"]["n_seeds"]))
+
+
+def sggmc_fig5_run_settings(wildcards):
+    """Settings of ONE Fig. 5 job (corpus x method x seed): that corpus's block (no other corpus's) and the
+    common clock and evaluation settings; the minibatch size only for the minibatch methods."""
+    s = SGGMC["fig5"]
+    out = {k: s[k] for k in ("max_time", "evaluate_every", "n_prior_draws")}
+    out.update({k: v for k, v in s[wildcards.corpus].items() if k != "activate"})
+    if wildcards.method not in SGGMC_FIG5_MINIBATCH:
+        out.pop("batch_size")
+    return out
+
+
+def sggmc_fig5_corpus(wildcards):
+    return corpus_files(wildcards.corpus)
+
+
 def sggmc_run_files(fig):
     methods = SGGMC_FIG3_METHODS if fig == "fig3" else SGGMC_FIG4_METHODS
     return expand("results/sggmc/runs/{fig}/{method}/seed{seed}.parquet", fig=fig, method=methods,
@@ -40,8 +65,8 @@ def sggmc_targets():
     for fig in SGGMC_STATIC_FIGURES:
         out += [f"results/sggmc/figures/{fig}.png", f"results/sggmc/claims/SGGMC-{fig}.json"]
     out += ["results/sggmc/tables/Tab1.md", "results/sggmc/claims/SGGMC-Tab1.json"]
-    for fig in ("fig3", "fig4"):
-        if SGGMC[fig]["activate"]:
+    for fig in ("fig3", "fig4", "fig5"):
+        if SGGMC[fig]["activate"] and (fig != "fig5" or SGGMC_FIG5_CORPORA):
             item = fig.capitalize()
             out += [f"results/sggmc/figures/{item}.png", f"results/sggmc/claims/SGGMC-{item}.json"]
     return out
