@@ -195,6 +195,10 @@ def fig4(t, truth, settings, out):
     step = a1[1] - a1[0]
     w = settings["window"]
     edges = np.linspace(-w, w, settings["hist_bins"] + 1)
+    big = mass > 1e-5 * mass.max()  # the axes show where the posterior lives (the grid may be wider)
+    lo1, hi1 = a1[big.any(axis=1)][[0, -1]]
+    lo2, hi2 = a1[big.any(axis=0)][[0, -1]]
+    pad = 0.05
     with style():
         fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), layout="constrained")
         for k, (ax, col) in enumerate(zip(axes[:2], ["v1", "v2"])):
@@ -203,23 +207,28 @@ def fig4(t, truth, settings, out):
             for m_ in ["GMC", "SGGMC", "SGGMC-full"]:
                 d = t[t["method"] == m_]
                 if len(d):
-                    ax.stairs(_hist_density(d[col], edges), edges, color=_COLORS[m_], lw=1.2, label=m_)
+                    lo, hi = (lo1, hi1) if k == 0 else (lo2, hi2)
+                    e = np.linspace(lo - pad, hi + pad, 41)  # finer than the 2-D cells (display only)
+                    ax.stairs(_hist_density(d[col], e), e, color=_COLORS[m_], lw=1.2, label=m_)
             ax.set_xlabel(f"{col} (angle, rad)")
             ax.set_ylabel("density")
             ax.legend(fontsize=7)
             ax.set_title(f"({'ab'[k]}) pi({col} | D)")
+            ax.set_xlim(*((lo1 - pad, hi1 + pad) if k == 0 else (lo2 - pad, hi2 + pad)))
         ext = [-w, w, -w, w]
-        axes[2].imshow(mass.T, origin="lower", extent=ext, aspect="equal", cmap="viridis")
+        axes[2].imshow(mass.T, origin="lower", extent=ext, aspect="auto", cmap="viridis")
         axes[2].set_title("(c) true pi(v1, v2 | D) (grid)")
         d = t[t["method"] == "SGGMC"]
         hh, _, _ = np.histogram2d(d["v1"], d["v2"], bins=[edges, edges])
-        axes[3].imshow(hh.T, origin="lower", extent=ext, aspect="equal", cmap="viridis")
+        axes[3].imshow(hh.T, origin="lower", extent=ext, aspect="auto", cmap="viridis")
         axes[3].set_title(f"(d) SGGMC ({len(d):,} samples)")
         for ax in axes[2:]:
             for (m1, m2), c in zip(APPD_PAPER_MODES, ["#56B4E9", "#E69F00"]):
                 ax.plot([m1], [m2], "x", color=c, ms=7, mew=1.5)
             ax.set_xlabel("v1 (rad)")
             ax.set_ylabel("v2 (rad)")
+            ax.set_xlim(lo1 - pad, hi1 + pad)
+            ax.set_ylim(lo2 - pad, hi2 + pad)
             ax.grid(False)
         fig.suptitle("SGGMC Fig. 4: posterior of the two-vMF mixture on S^1 x S^1 (x: App. D's approximate modes)")
         savefig(fig, out)
