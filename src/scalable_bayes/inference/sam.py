@@ -82,6 +82,7 @@ import scipy.sparse as sp
 from numba import njit
 from scipy.special import gammaln, polygamma, psi
 from sklearn.exceptions import NotFittedError
+from threadpoolctl import threadpool_limits
 
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..models import sam as M
@@ -201,11 +202,19 @@ class SphericalAdmixture:
         ``friction`` override them. n_inner : L. grad_noise_var : V(x) as a scalar (0 in Sec. 5.3); 2C - eps V
         must not be negative.
     theta_steps, theta_leapfrog, theta_step_size, theta_floor : the GMC theta chains (transitions between
-        stored samples, leapfrog steps, step size, floor of the initialisation).
+        stored samples, leapfrog steps, initial step size, floor of the initialisation).
+    theta_target_accept : the theta step size is adapted between outer iterations towards this acceptance
+        rate of the theta chains (ours: the curvature of pi(theta | beta, v) grows with kappa and with how
+        nearly collinear the topics are, so no fixed default fits every corpus; on the 20News-different
+        tf-idf at kappa = 3e4 the default step accepted 3-5% of proposals and the theta draws barely left
+        their initialisation). log eps <- log eps + (rate - target), the factor clipped to [1/2, 2]; every
+        theta chain restarts from its initialisation at each iteration, so each draw is still an MH chain
+        for a fixed step. None: keep the step fixed.
     beta_leapfrog, beta_step_size : the GMC transition on beta (gmc_apprmh, gmc_bgibbs).
     vi_local_steps, vi_step : local gamma ascent steps and the initial topic angle of VI / StoVI.
     stovi_tau0, stovi_kappa : StoVI's rate rho_t = (tau0 + t)^-kappa.
-    burn_in, max_samples, thin : topic samples kept for the log-perplexity (burn_in default n_iter // 2).
+    burn_in, max_samples, thin : topic samples kept for the log-perplexity (burn_in default n_iter // 2, or,
+        with ``max_time``, the iterations that end after half the time budget).
     evaluate_every, n_prior_draws : checkpoints of ``trace_`` (iterations; 0: start and end only) and the
         Dirichlet draws per test document of the log-perplexity.
     """
@@ -214,7 +223,7 @@ class SphericalAdmixture:
                  batch_size=50, n_theta_samples=5, n_iter=100, n_threads=None, seed=0, *,
                  mean_direction=None, gamma=None, rho=0.1, eps=None, friction=None, n_inner=1,
                  grad_noise_var=0.0, theta_steps=3, theta_leapfrog=5, theta_step_size=None, theta_floor=None,
-                 beta_leapfrog=10, beta_step_size=None, vi_local_steps=20, vi_step=0.1, stovi_tau0=10.0,
+                 theta_target_accept=0.7, beta_leapfrog=10, beta_step_size=None, vi_local_steps=20, vi_step=0.1, stovi_tau0=10.0,
                  stovi_kappa=0.7, burn_in=None, max_samples=50, thin=1, evaluate_every=0, n_prior_draws=200,
                  max_time=None):
         self.n_topics = n_topics
@@ -239,6 +248,7 @@ class SphericalAdmixture:
         self.theta_leapfrog = theta_leapfrog
         self.theta_step_size = theta_step_size
         self.theta_floor = theta_floor
+        self.theta_target_accept = theta_target_accept
         self.beta_leapfrog = beta_leapfrog
         self.beta_step_size = beta_step_size
         self.vi_local_steps = vi_local_steps
@@ -284,6 +294,9 @@ class SphericalAdmixture:
         _count("burn_in", self.burn_in, 0, allow_none=True)
         if self.max_time is not None:
             _positive("max_time", self.max_time)
+        if self.theta_target_accept is not None and not (0.0 < float(self.theta_target_accept) < 1.0):
+            raise ValueError(f"theta_target_accept must be in (0, 1) or None (fixed theta step), got "
+                             f"{self.theta_target_accept!r}")
         D = int(n_docs)
         if self.eps is not None:
             _positive("eps (step size)", self.eps)
@@ -357,8 +370,14 @@ class SphericalAdmixture:
         self._keep_every = int(self.thin)
         rows = []
         burn = self.n_iter // 2 if self.burn_in is None else int(self.burn_in)
+        # with a time budget and no burn_in: samples are kept from half the budget on (else n_iter would decide,
+        # and a budget that ends first would leave only the current topics to score)
+        burn_time = 0.5 * float(self.max_time) if (self.burn_in is None and self.max_time is not None) else None
         every = int(self.evaluate_every or 0)
-        with numba_threads(self.n_threads) as nt:
+        # BLAS on one thread: its only work here is small (K x K) solves, and OpenBLAS's idle workers spin on
+        # the core that Numba's second thread needs (measured: 2-thread SGGMC iteration 57-65 ms with the
+        # default BLAS threads, 24 ms with one; benchmarks/README_sggmc.md)
+        with numba_threads(self.n_threads) as nt, threadpool_limits(limits=1, user_api="blas"):
             self.n_threads_ = nt
             t0, c0 = time.perf_counter(), time.process_time()
             self._init_state(X)
@@ -368,10 +387,10 @@ class SphericalAdmixture:
             for it in range(1, self.n_iter + 1):
                 t0, c0 = time.perf_counter(), time.process_time()
                 self._iterate(it)
-                if it > burn and self.method not in ("vi", "stovi"):
-                    self._record_sample()
                 wall += time.perf_counter() - t0
                 cpu += time.process_time() - c0
+                if self.method not in ("vi", "stovi") and (it > burn if burn_time is None else wall >= burn_time):
+                    self._record_sample()
                 stop = self.max_time is not None and wall >= self.max_time
                 if (every and it % every == 0) or it == self.n_iter or stop:
                     rows.append(self._checkpoint(it, wall, cpu, X_test))
@@ -382,7 +401,7 @@ class SphericalAdmixture:
             self.n_iter_ = it
         self.trace_ = pd.DataFrame(rows)
         self.components_ = self._beta.reshape(K, V).copy()
-        self.samples_ = (np.stack(self._samples) if self._samples else self.components_[None]).copy()
+        self.samples_ = np.stack(self._samples) if self._samples else self.components_[None].copy()
         for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_work", "_keys", "_theta_state", "_v",
                      "_grad", "_samples", "_gam"):
             self.__dict__.pop(name, None)
@@ -458,7 +477,10 @@ class SphericalAdmixture:
                        n_samples, n_steps, cfg["th_eps"], int(self.theta_leapfrog), cfg["floor"], warm,
                        self._theta_state, self._thetas[:S], self._score[:S], self._norm[:S], self._acc[:S],
                        self._work[:S], self._keys[:S])
-        self.theta_accept_rate_ = float(self._acc[:S].sum()) / (S * n_samples * n_steps)
+        self.theta_accept_rate_ = rate = float(self._acc[:S].sum()) / (S * n_samples * n_steps)
+        if self.theta_target_accept is not None:
+            cfg["th_eps"] *= math.exp(min(max(rate - float(self.theta_target_accept), -math.log(2)), math.log(2)))
+        self.theta_step_size_ = cfg["th_eps"]
 
     def _prior_grad(self, beta, grad):
         """grad_{beta_k} log c_V(||mbar||) = -sigma A_V(||mbar||) mbar / ||mbar|| added to every block."""
