@@ -169,7 +169,9 @@ def fig5_runs(corpus_name: str, method: str, seed: int, settings: dict, corpus) 
     est = SphericalAdmixture(n_topics=settings["n_topics"], method=est_method, kappa=settings["kappa"],
                              sigma=settings["sigma"], kappa0=settings["kappa0"], alpha=settings["alpha"],
                              batch_size=S, n_iter=10**9, max_time=settings["max_time"], evaluate_every=every,
-                             n_threads=1, seed=seed, n_prior_draws=settings["n_prior_draws"])
+                             n_threads=1, seed=seed, n_prior_draws=settings["n_prior_draws"],
+                             gamma=(settings["sg_gamma_kappa"] / settings["kappa"] if "sg_gamma_kappa" in settings
+                                    else None))
     t0 = time.perf_counter()
     est.fit(X, X_test)
     tr = est.trace_.copy()

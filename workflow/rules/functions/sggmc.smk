@@ -7,6 +7,7 @@ SGGMC_FIG4_METHODS = ["GMC", "SGGMC"] + (["SGGMC-full"] if SGGMC["fig4"]["full_b
 
 SGGMC_FIG5_METHODS = ["VI", "StoVI", "GMC-apprMH", "GMC-bGibbs", "SGGMC", "SGGMC-full", "gSGNHT", "gSGNHT-full"]
 SGGMC_FIG5_MINIBATCH = {"StoVI", "SGGMC", "gSGNHT"}
+SGGMC_FIG5_SG = {"SGGMC", "SGGMC-full", "gSGNHT", "gSGNHT-full"}
 SGGMC_FIG5_CORPORA = [c for c in ("news20_different", "wiki_sggmc") if SGGMC["fig5"][c]["activate"]]
 
 
@@ -23,6 +24,8 @@ def sggmc_fig5_run_settings(wildcards):
     out.update({k: v for k, v in s[wildcards.corpus].items() if k != "activate"})
     if wildcards.method not in SGGMC_FIG5_MINIBATCH:
         out.pop("batch_size")
+    if wildcards.method not in SGGMC_FIG5_SG:
+        out.pop("sg_gamma_kappa")
     return out
 
 
