@@ -53,3 +53,36 @@ def savefig(fig, path: str | os.PathLike, also_pdf: bool = True) -> None:
         with atomic_path(pdf) as tmp:
             fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "Creator": None, "Producer": None})
     plt.close(fig)
+
+
+def plate_diagram(ax, spec, radius, label_offset, title, xlim, ylim):
+    """Draw a graphical model on ``ax`` from ``spec``: ``nodes`` {name: (x, y, label, observed)} (observed
+    None: a hyper-parameter, drawn as a dot with its label above at ``label_offset``; True: a shaded
+    circle; False: an open circle of ``radius``), ``edges`` [(from, to)] as arrows between the node rims,
+    ``plates`` [(label, x0, y0, x1, y1)] as rectangles labelled in their lower right corner."""
+    ax.set_axis_off()
+    ax.set_aspect("equal")
+    nodes = spec["nodes"]
+    for x, y, label, observed in nodes.values():
+        if observed is None:
+            ax.plot([x], [y], "o", color="k", ms=4)
+            ax.text(x, y + label_offset, label, ha="center", va="bottom", fontsize=11)
+        else:
+            ax.add_patch(plt.Circle((x, y), radius, fc="#BBBBBB" if observed else "white", ec="k", lw=1))
+            ax.text(x, y, label, ha="center", va="center", fontsize=10)
+    for a, b in spec["edges"]:
+        xa, ya, _, oa = nodes[a]
+        xb, yb, _, ob = nodes[b]
+        dx, dy = xb - xa, yb - ya
+        norm = (dx * dx + dy * dy) ** 0.5
+        ux, uy = dx / norm, dy / norm
+        ra = radius if oa is not None else 0.06
+        rb = radius if ob is not None else 0.06
+        ax.annotate("", xy=(xb - rb * ux, yb - rb * uy), xytext=(xa + ra * ux, ya + ra * uy),
+                    arrowprops=dict(arrowstyle="-|>", lw=1, color="k"))
+    for label, x0, y0, x1, y1 in spec["plates"]:
+        ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="k", lw=0.8))
+        ax.text(x1 - 0.08, y0 + 0.06, label, ha="right", va="bottom", fontsize=9)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_title(title)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scalable_bayes.plotting.style import plt, savefig, style
+from scalable_bayes.plotting.style import plate_diagram, plt, savefig, style
 
 from .static import FIG1_SPEC, FIG4_SPEC
 
@@ -169,30 +169,8 @@ def fig4(out):
     spec = FIG4_SPEC
     with style():
         fig, ax = plt.subplots(figsize=(6, 2.8))
-        ax.set_axis_off()
-        ax.set_aspect("equal")
-        r = 0.38
-        for name, (x, y, label, observed) in spec["nodes"].items():
-            if observed is None:  # hyperparameter: a small dot
-                ax.plot([x], [y], "o", color="k", ms=4)
-                ax.text(x, y + 0.22, label, ha="center", va="bottom", fontsize=11)
-            else:
-                ax.add_patch(plt.Circle((x, y), r, fc="#BBBBBB" if observed else "white", ec="k", lw=1))
-                ax.text(x, y, label, ha="center", va="center", fontsize=10)
-        for a, b in spec["edges"]:
-            xa, ya, _, oa = spec["nodes"][a]
-            xb, yb, _, ob = spec["nodes"][b]
-            v = np.array([xb - xa, yb - ya])
-            u = v / np.linalg.norm(v)
-            start = np.array([xa, ya]) + (r if oa is not None else 0.06) * u
-            end = np.array([xb, yb]) - (r if ob is not None else 0.06) * u
-            ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>", lw=1, color="k"))
-        for label, x0, y0, x1, y1 in spec["plates"]:
-            ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="k", lw=0.8))
-            ax.text(x1 - 0.08, y0 + 0.06, label, ha="right", va="bottom", fontsize=9)
-        ax.set_xlim(0, 7.4)
-        ax.set_ylim(-0.4, 3.2)
-        ax.set_title("ESCA Fig. 4: LDA graphical model")
+        plate_diagram(ax, spec, radius=0.38, label_offset=0.22, title="ESCA Fig. 4: LDA graphical model",
+                      xlim=(0, 7.4), ylim=(-0.4, 3.2))
         savefig(fig, out)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scalable_bayes.plotting.style import plt, savefig, style
+from scalable_bayes.plotting.style import plate_diagram, plt, savefig, style
 
 from .data import angle_edges, toy_density
 from .static import APPD_PAPER_MODES, FIG1_SPEC, FIG2_SPEC, appd_modes, unit
@@ -61,30 +61,8 @@ def fig2(out):
     spec = FIG2_SPEC
     with style():
         fig, ax = plt.subplots(figsize=(7, 2.9))
-        ax.set_axis_off()
-        ax.set_aspect("equal")
-        r = 0.36
-        for name, (x, y, label, observed) in spec["nodes"].items():
-            if observed is None:
-                ax.plot([x], [y], "o", color="k", ms=4)
-                ax.text(x, y + 0.2, label, ha="center", va="bottom", fontsize=11)
-            else:
-                ax.add_patch(plt.Circle((x, y), r, fc="#BBBBBB" if observed else "white", ec="k", lw=1))
-                ax.text(x, y, label, ha="center", va="center", fontsize=10)
-        for a, b in spec["edges"]:
-            xa, ya, _, oa = spec["nodes"][a]
-            xb, yb, _, ob = spec["nodes"][b]
-            v = np.array([xb - xa, yb - ya])
-            u = v / np.linalg.norm(v)
-            start = np.array([xa, ya]) + (r if oa is not None else 0.06) * u
-            end = np.array([xb, yb]) - (r if ob is not None else 0.06) * u
-            ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>", lw=1, color="k"))
-        for label, x0, y0, x1, y1 in spec["plates"]:
-            ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="k", lw=0.8))
-            ax.text(x1 - 0.08, y0 + 0.06, label, ha="right", va="bottom", fontsize=9)
-        ax.set_xlim(-0.1, 8.5)
-        ax.set_ylim(0.0, 3.2)
-        ax.set_title("SGGMC Fig. 2: spherical admixture model (SAM)")
+        plate_diagram(ax, spec, radius=0.36, label_offset=0.2, title="SGGMC Fig. 2: spherical admixture model (SAM)",
+                      xlim=(-0.1, 8.5), ylim=(0.0, 3.2))
         savefig(fig, out)
 
 
