@@ -317,7 +317,9 @@ def fig5_scale(t: pd.DataFrame, settings: dict, profile: str) -> str:
         r = d.iloc[0]
         parts.append(f"{c}: {int(r['n_train_docs']):,} training / {int(r['n_test_docs']):,} test documents, "
                      f"V = {int(r['n_words']):,}, K = {settings[c]['n_topics']}")
-    return (f"{profile}: " + "; ".join(parts) + f"; {settings['max_time']:g} s of each method's clock (paper: curves "
+    budget = (f"{settings['max_iter']} iterations" if settings.get("max_iter") else f"{settings['max_time']:g} s of each "
+              "method's clock")
+    return (f"{profile}: " + "; ".join(parts) + f"; {budget} (paper: curves "
             f"over hours), {t['seed'].nunique()} seed(s), 1 thread per method; sampler settings the paper leaves "
             "open (eps, C, L, N theta samples, GMC steps) are the estimator's defaults (ours)")
 

@@ -21,6 +21,8 @@ def sggmc_fig5_run_settings(wildcards):
     common clock and evaluation settings; the minibatch size only for the minibatch methods."""
     s = SGGMC["fig5"]
     out = {k: s[k] for k in ("max_time", "evaluate_every", "n_prior_draws")}
+    if s.get("max_iter"):
+        out["max_iter"] = s["max_iter"]
     out.update({k: v for k, v in s[wildcards.corpus].items() if k != "activate"})
     if wildcards.method not in SGGMC_FIG5_MINIBATCH:
         out.pop("batch_size")
