@@ -58,8 +58,8 @@ def cir_transition(key, theta, a, c, r):
 
     Variates from :mod:`scalable_bayes.rng` (:func:`ziggurat_normal`, :func:`gamma`, :func:`poisson`), all
     inlined like this function (a call that passes the key costs more than a draw). Returns NaN when the
-    inputs are invalid (theta < 0 or non-finite, a <= 0, a Poisson mean above 2^60), so that the caller
-    reports the step; never a negative number.
+    inputs are invalid (theta < 0 or non-finite, a <= 0, on the Poisson route a mean above 2^60), so that
+    the caller reports the step; never a negative number.
     """
     if not (theta >= 0.0) or not (a > 0.0) or not (a < np.inf):
         return np.nan
