@@ -1,9 +1,10 @@
 """Data of the SCIR paper as used here.
 
-* :data:`TARGETS` -- the two synthetic Dirichlet posteriors of Sec. 1.3 and 2.2: d = 10, N = 1,000
+* :data:`POSTERIORS` -- the two synthetic Dirichlet posteriors of SCIR Sec. 1.3 and 2.2: d = 10, N = 1,000
   categorical observations, prior alpha = 0.1 in every component. *sparse* (the "running experiment",
   Sec. 1.3): counts (800, 100, 100, 0, ..., 0); *dense* (Sec. 2.2, "allocates 1000 datapoints equally to
-  each component"): 100 in each component (d and alpha are not restated there; taken from Sec. 1.3).
+  each component"): 100 in each component. Reconstructed choice (ours): Sec. 2.2 does not restate d and
+  alpha for the dense data, so both are taken from Sec. 1.3.
 * :func:`split_corpus` -- train documents/users and held-out documents/users of a processed corpus
   (Wikipedia for Sec. 4.1, the anonymous Microsoft web data for Sec. 4.2), first ``max_*`` of each split.
 """
@@ -15,16 +16,17 @@ import numpy as np
 #: component whose boxplot SCIR Fig. 1 shows ("the fifth component of omega"), 0-based
 FIG1_COMPONENT = 4
 
-TARGETS = {
+POSTERIORS = {
     "sparse": np.array([800, 100, 100, 0, 0, 0, 0, 0, 0, 0]),
     "dense": np.full(10, 100),
 }
 
 
 def target_counts(name: str) -> np.ndarray:
-    if name not in TARGETS:
-        raise ValueError(f"unknown SCIR target {name!r}; choose one of {sorted(TARGETS)}")
-    return TARGETS[name].copy()
+    """The counts of the synthetic posterior ``name`` (``sparse`` or ``dense``, :data:`POSTERIORS`)."""
+    if name not in POSTERIORS:
+        raise ValueError(f"unknown SCIR target {name!r}; choose one of {sorted(POSTERIORS)}")
+    return POSTERIORS[name].copy()
 
 
 def batch_size(proportion: float, n: int) -> int:

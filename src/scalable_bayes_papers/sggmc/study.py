@@ -4,8 +4,8 @@ SGGMC / gSGNHT in log-perplexity on 20News-different. Not part of the pipeline; 
 Experiments (``python -m scalable_bayes_papers.sggmc.study <experiment>``; one thread each):
 
 * ``averaging`` -- 20News-different, the paper's hyper-parameters: VI and SGGMC for ``--seconds`` each. SGGMC's
-  topics are scored as (i) the last sample (what ``runs.fig5_runs`` reports: it leaves ``burn_in`` at its
-  default n_iter // 2 = 5e8, so no sample is ever recorded), (ii) the average over the samples kept after
+  topics are scored as (i) the last sample (what ``runs.fig5_runs`` reported before commit 793af05: with a
+  time budget the estimator's default burn-in n_iter // 2 = 5e8 was never reached, so no sample was recorded), (ii) the average over the samples kept after
   ``--burn-in`` iterations (inside the log, the estimator's ``log_perplexity``), (iii) the normalised mean
   of those samples as a point estimate; VI by its point estimate. Then SGGMC (minibatch and full batch) is
   started AT VI's final topics for ``--seconds / 2``: if it drifts up to its own level, the sampler's
@@ -21,13 +21,14 @@ Experiments (``python -m scalable_bayes_papers.sggmc.study <experiment>``; one t
   concentrations: every method for ``--seconds``, scored against the true topics' log-perplexity, and the
   mean cosine of the recovered topics to the true ones after matching (Hungarian on the cosines).
 
-Every result is one JSON line on stdout (and in ``--out`` if given).
+Every result is one JSON line, logged at INFO (``main`` logs to stderr) and appended to ``--out`` if given.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 
@@ -36,10 +37,12 @@ import numpy as np
 PAPER_20NEWS = dict(n_topics=20, kappa=3e4, sigma=1e4, kappa0=1e4, alpha=10.0)
 BATCH = 50
 
+logger = logging.getLogger(__name__)
+
 
 def _emit(rec: dict, out):
     line = json.dumps(rec)
-    print(line, flush=True)
+    logger.info("%s", line)
     if out:
         with open(out, "a") as fh:
             fh.write(line + "\n")
@@ -221,6 +224,7 @@ def main(argv=None):
     p.add_argument("--n-words", type=int, default=1000, help="synthetic vocabulary size")
     p.add_argument("--out", default=None, help="append the JSON lines to this file")
     a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
     if a.experiment == "averaging":
         averaging(a.seconds, a.burn_in, a.out)
     elif a.experiment == "tuning":
