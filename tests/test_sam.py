@@ -47,7 +47,7 @@ def _potential_numpy(beta, X, docs, thetas, m0, kappa, sigma, kappa0, scale):
 
 
 def _grad_numpy(beta, X, docs, thetas, m0, kappa, sigma, kappa0, scale):
-    """The gradient of [A6]-style formulas with dense vbar per document (slow twin of grad_documents)."""
+    """The eq. 10 gradient (SGGMC Sec. 4, our differentiation) with dense vbar per document (slow twin of grad_documents)."""
     K, V = beta.shape
     mb = kappa0 * m0 + sigma * beta.sum(axis=0)
     r = np.linalg.norm(mb)

@@ -108,7 +108,7 @@ def check_unit_rows(X, n_words: int | None = None, *, what: str = "X") -> sp.csr
     """X as canonical CSR float64 with l2-normalised rows (tf-idf vectors on S^{V-1}); ValueError for an
     all-zero row, a row of norm != 1 (tolerance 1e-6), non-finite entries or a wrong number of columns."""
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X = sp.csr_matrix(X, dtype=np.float64)  # no copy of a float64 CSR matrix
     else:
         a = np.asarray(X, dtype=np.float64)
         if a.ndim != 2:
@@ -116,14 +116,18 @@ def check_unit_rows(X, n_words: int | None = None, *, what: str = "X") -> sp.csr
         X = sp.csr_matrix(a)
     if X.shape[0] == 0:
         raise ValueError(f"{what} has no rows")
-    X.sum_duplicates()
     if X.nnz and not np.all(np.isfinite(X.data)):
         raise ValueError(f"{what} has non-finite entries")
-    X.eliminate_zeros()
-    X.sort_indices()
+    if not X.has_canonical_format or not np.all(X.data != 0.0):
+        X = X.copy()  # the caller's matrix is never changed; a canonical one (the usual tf-idf) is not copied
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        X.sort_indices()
     if n_words is not None and X.shape[1] != n_words:
         raise ValueError(f"{what} has {X.shape[1]} columns but the model was fitted on {n_words} words")
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    # row norms from the stored values (no second matrix): reduceat over the rows' runs, 0 for empty rows
+    norms = np.sqrt(np.add.reduceat(np.append(X.data * X.data, 0.0), X.indptr[:-1]))
+    norms[np.diff(X.indptr) == 0] = 0.0
     zero = np.flatnonzero(norms == 0.0)
     if zero.size:
         raise ValueError(f"{what} has {zero.size} all-zero row(s) (first: row {zero[0]}); SAM documents are "
@@ -363,7 +367,7 @@ class SphericalAdmixture:
         self.eps_, self.friction_ = cfg["eps"], cfg["C"]
         self._cfg = cfg
         self._X = X
-        self._csr = (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data.astype(np.float64))
+        self._csr = (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False), X.data)
         self._log_cv_kappa = float(vmf_log_normalizer(V, float(self.kappa)))
         self._samples = []
         self._n_seen = 0
