@@ -369,7 +369,8 @@ class SphericalAdmixture:
         self._X = X
         self._csr = (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False), X.data)
         self._log_cv_kappa = float(vmf_log_normalizer(V, float(self.kappa)))
-        self._samples = []
+        self._samples = None  # buffer of the kept topic samples (_record_sample)
+        self._n_kept = 0
         self._n_seen = 0
         self._keep_every = int(self.thin)
         rows = []
@@ -405,7 +406,7 @@ class SphericalAdmixture:
             self.n_iter_ = it
         self.trace_ = pd.DataFrame(rows)
         self.components_ = self._beta.reshape(K, V).copy()
-        self.samples_ = np.stack(self._samples) if self._samples else self.components_[None].copy()
+        self.samples_ = self._samples[: self._n_kept] if self._n_kept else self.components_[None].copy()
         for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_work", "_keys", "_theta_state", "_v",
                      "_grad", "_samples", "_gam"):
             self.__dict__.pop(name, None)
@@ -688,18 +689,29 @@ class SphericalAdmixture:
 
     # ------------------------------------------------------------------ samples and scores
     def _record_sample(self):
+        """Keep the current topics in a buffer of max_samples + 1 rows (allocated at the first sample); when it
+        is full, keep every second sample (in place) and record every second one from then on."""
         self._n_seen += 1
         if self._n_seen % self._keep_every:
             return
-        self._samples.append(self._beta.reshape(self._cfg["K"], self.n_features_in_).copy())
-        if len(self._samples) > int(self.max_samples):
-            self._samples = self._samples[1::2]
+        K, V = self._cfg["K"], self.n_features_in_
+        if self._samples is None:
+            self._samples = np.empty((int(self.max_samples) + 1, K, V))
+        buf = self._samples
+        buf[self._n_kept] = self._beta.reshape(K, V)
+        self._n_kept += 1
+        if self._n_kept > int(self.max_samples):
+            kept = range(1, self._n_kept, 2)
+            for i, j in enumerate(kept):  # j > i: forward copies never overwrite a sample still to move
+                buf[i] = buf[j]
+            self._n_kept = len(kept)
             self._keep_every *= 2
 
     def _current_samples(self):
+        """The kept topic samples (a view of the buffer), or the current topics before the first one."""
         K, V = self._cfg["K"], self.n_features_in_
-        if self._samples:
-            return np.stack(self._samples)
+        if self._n_kept:
+            return self._samples[: self._n_kept]
         return self._beta.reshape(1, K, V)
 
     def _checkpoint(self, it, wall, cpu, X_test):
