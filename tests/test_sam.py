@@ -373,6 +373,7 @@ def test_finite_at_vocabulary_60000():
     (dict(grad_noise_var=1e9), "2C - eps V"),
     (dict(eps=0.1, friction=0.01, grad_noise_var=1.0), "2C - eps V"),
     (dict(theta_step_size=-0.1), "theta_step_size"),
+    (dict(samples_dtype="float16"), "samples_dtype"),
 ])
 def test_bad_settings_are_refused(corpus, change, message):
     X, _, _ = corpus
@@ -402,3 +403,47 @@ def test_bad_documents_are_refused(corpus, bad, message):
     fitted = SphericalAdmixture(4, "vi", n_iter=1, **KW).fit(X)
     with pytest.raises(ValueError, match=message):
         fitted.log_perplexity(sp.csr_matrix(Xb))
+
+
+def _kept_by_list(n_samples, max_samples, thin):
+    """Slow twin of the sample buffer: a list that gets every ``keep_every``-th sample and, when it grows past
+    max_samples, keeps its elements 1, 3, 5, ... and doubles ``keep_every``."""
+    kept, every = [], thin
+    for i in range(1, n_samples + 1):
+        if i % every:
+            continue
+        kept.append(i)
+        if len(kept) > max_samples:
+            kept, every = kept[1::2], every * 2
+    return kept
+
+
+@pytest.mark.parametrize("max_samples, thin", [(1, 1), (2, 1), (3, 2), (5, 1), (50, 1), (7, 3)])
+def test_sample_buffer_thins_like_the_list_twin(max_samples, thin):
+    """The in-place buffer of max_samples rows keeps the same samples as the list twin after each of 1,000
+    samples (each sample is a constant array holding its index)."""
+    est = SphericalAdmixture(2, max_samples=max_samples, thin=thin)
+    est._cfg, est.n_features_in_ = {"K": 2, "samples_dtype": np.dtype(np.float64)}, 3
+    est._samples, est._n_kept, est._n_seen, est._keep_every = None, 0, 0, thin
+    for i in range(1, 1001):
+        est._beta = np.full(6, float(i))
+        est._record_sample()
+        got = est._samples[: est._n_kept, 0, 0].tolist() if est._n_kept else []
+        assert got == [float(j) for j in _kept_by_list(i, max_samples, thin)], i
+    assert est._samples.shape[0] == max_samples
+
+
+def test_float32_samples_score_as_float64(corpus):
+    """Kept samples stored in single precision (the default) give the trace and the log-perplexity of a fit
+    that keeps them in double precision to within 1e-3 nats (the MC standard error is far larger), from the
+    same chain."""
+    X, Xt, _ = corpus
+    fits = {dt: SphericalAdmixture(4, "sggmc", n_iter=30, batch_size=40, n_threads=1, seed=5, evaluate_every=10,
+                                   n_prior_draws=30, samples_dtype=dt, **KW).fit(X, Xt) for dt in ("float32", "float64")}
+    f32, f64 = fits["float32"], fits["float64"]
+    assert f32.samples_.dtype == np.float32 and f64.samples_.dtype == np.float64
+    assert f32.samples_.shape == f64.samples_.shape and f32.samples_.shape[0] == 15
+    np.testing.assert_array_equal(f32.components_, f64.components_)  # the chain itself is float64 in both
+    np.testing.assert_allclose(f32.samples_, f64.samples_, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(f32.trace_.log_perplexity, f64.trace_.log_perplexity, rtol=0, atol=1e-3)
+    assert f32.log_perplexity(Xt, 30) == pytest.approx(f64.log_perplexity(Xt, 30), abs=1e-3)

@@ -219,6 +219,12 @@ class SphericalAdmixture:
     stovi_tau0, stovi_kappa : StoVI's rate rho_t = (tau0 + t)^-kappa.
     burn_in, max_samples, thin : topic samples kept for the log-perplexity (burn_in default n_iter // 2, or,
         with ``max_time``, the iterations that end after half the time budget).
+    samples_dtype : storage of the kept topic samples ``samples_`` ("float32", the default, or "float64"). The
+        state and every computation stay float64; a sample is widened when it is scored. Ours: K x V doubles
+        per sample made the 50 kept samples 5.3x the input of an 8,390 x 3,000 tf-idf corpus
+        (benchmarks/README_sggmc.md); in single precision a unit topic vector is exact to ~6e-8 per entry,
+        which moves kappa v'mu by at most ~kappa x 1e-7 (3e-3 nats at kappa = 3e4, against a log-perplexity
+        standard error above 0.05).
     evaluate_every, n_prior_draws : checkpoints of ``trace_`` (iterations; 0: start and end only) and the
         Dirichlet draws per test document of the log-perplexity.
     """
@@ -228,8 +234,8 @@ class SphericalAdmixture:
                  mean_direction=None, gamma=None, rho=0.1, eps=None, friction=None, n_inner=1,
                  grad_noise_var=0.0, theta_steps=3, theta_leapfrog=5, theta_step_size=None, theta_floor=None,
                  theta_target_accept=0.7, beta_leapfrog=10, beta_step_size=None, vi_local_steps=20, vi_step=0.1, stovi_tau0=10.0,
-                 stovi_kappa=0.7, burn_in=None, max_samples=50, thin=1, evaluate_every=0, n_prior_draws=200,
-                 max_time=None):
+                 stovi_kappa=0.7, burn_in=None, max_samples=50, thin=1, samples_dtype="float32", evaluate_every=0,
+                 n_prior_draws=200, max_time=None):
         self.n_topics = n_topics
         self.method = method
         self.kappa = kappa
@@ -262,6 +268,7 @@ class SphericalAdmixture:
         self.burn_in = burn_in
         self.max_samples = max_samples
         self.thin = thin
+        self.samples_dtype = samples_dtype
         self.evaluate_every = evaluate_every
         self.n_prior_draws = n_prior_draws
         self.max_time = max_time
@@ -296,6 +303,8 @@ class SphericalAdmixture:
         _count("evaluate_every", self.evaluate_every, 0)
         _count("n_prior_draws", self.n_prior_draws, 1)
         _count("burn_in", self.burn_in, 0, allow_none=True)
+        if str(self.samples_dtype) not in ("float32", "float64"):
+            raise ValueError(f"samples_dtype must be 'float32' or 'float64', got {self.samples_dtype!r}")
         if self.max_time is not None:
             _positive("max_time", self.max_time)
         if self.theta_target_accept is not None and not (0.0 < float(self.theta_target_accept) < 1.0):
@@ -337,7 +346,7 @@ class SphericalAdmixture:
         S = D if self.batch_size is None or self.batch_size >= D or self.method in ("gmc_apprmh", "gmc_bgibbs",
                                                                                      "vi") else int(self.batch_size)
         return dict(K=K, alpha=alpha, eps=eps, C=C, vn=vn, th_eps=th_eps, be_eps=be_eps, floor=floor, S=S,
-                    seed=resolve_seed(self.seed))
+                    samples_dtype=np.dtype(str(self.samples_dtype)), seed=resolve_seed(self.seed))
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, X_test=None):
@@ -406,7 +415,8 @@ class SphericalAdmixture:
             self.n_iter_ = it
         self.trace_ = pd.DataFrame(rows)
         self.components_ = self._beta.reshape(K, V).copy()
-        self.samples_ = self._samples[: self._n_kept] if self._n_kept else self.components_[None].copy()
+        self.samples_ = (self._samples[: self._n_kept] if self._n_kept
+                         else self.components_[None].astype(self._cfg["samples_dtype"]))
         for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_work", "_keys", "_theta_state", "_v",
                      "_grad", "_samples", "_gam"):
             self.__dict__.pop(name, None)
@@ -689,23 +699,27 @@ class SphericalAdmixture:
 
     # ------------------------------------------------------------------ samples and scores
     def _record_sample(self):
-        """Keep the current topics in a buffer of max_samples + 1 rows (allocated at the first sample); when it
-        is full, keep every second sample (in place) and record every second one from then on."""
+        """Keep the current topics in a buffer of max_samples rows of ``samples_dtype`` (allocated at the first
+        sample). When a sample arrives at a full buffer, the max_samples + 1 samples are thinned to every
+        second one (positions 1, 3, ...; the new sample is the last position), in place, and every second
+        sample is recorded from then on."""
         self._n_seen += 1
         if self._n_seen % self._keep_every:
             return
         K, V = self._cfg["K"], self.n_features_in_
+        M = int(self.max_samples)
         if self._samples is None:
-            self._samples = np.empty((int(self.max_samples) + 1, K, V))
-        buf = self._samples
-        buf[self._n_kept] = self._beta.reshape(K, V)
-        self._n_kept += 1
-        if self._n_kept > int(self.max_samples):
-            kept = range(1, self._n_kept, 2)
-            for i, j in enumerate(kept):  # j > i: forward copies never overwrite a sample still to move
-                buf[i] = buf[j]
-            self._n_kept = len(kept)
-            self._keep_every *= 2
+            self._samples = np.empty((M, K, V), dtype=self._cfg["samples_dtype"])
+        buf, new = self._samples, self._beta.reshape(K, V)
+        if self._n_kept < M:
+            buf[self._n_kept] = new
+            self._n_kept += 1
+            return
+        kept = range(1, M + 1, 2)
+        for i, j in enumerate(kept):  # j > i: forward copies never overwrite a sample still to move
+            buf[i] = buf[j] if j < M else new
+        self._n_kept = len(kept)
+        self._keep_every *= 2
 
     def _current_samples(self):
         """The kept topic samples (a view of the buffer), or the current topics before the first one."""
@@ -820,7 +834,7 @@ def _log_perplexity(samples, X_test, alpha, kappa, log_cv, n_draws, seed):
     Bm = np.zeros((Msz, D, K))
     Gm = np.zeros((Msz, K, K))
     for m in range(Msz):
-        b = np.ascontiguousarray(samples[m]).ravel()
+        b = np.ascontiguousarray(samples[m], dtype=np.float64).ravel()  # float32 samples: widened one at a time
         M.gram(b, K, V, Gm[m])
         M.doc_projections(b, K, V, ip, ix, dt, docs, Bm[m])
     lw = np.zeros((D, n_draws))
