@@ -132,7 +132,7 @@ def test_fig4_runs_tiny():
 
 
 # ---------------------------------------------------------------------------- Fig. 5 (SAM)
-FIG5 = dict(max_time=0.3, evaluate_every=1, n_prior_draws=5,
+FIG5 = dict(max_time=0.3, evaluate_every=1, n_prior_draws=5, is_draws=20, is_topic_samples=2,
             toy=dict(n_topics=3, kappa=50.0, sigma=20.0, kappa0=20.0, alpha=1.0, batch_size=10, max_train_docs=40,
                      max_test_docs=10))
 
@@ -158,16 +158,22 @@ def test_fig5_runs_tiny(tmp_path):
                   ignore_index=True)
     assert set(t["method"]) == {"VI", "SGGMC", "SGGMC-full"} and (t["n_train_docs"] == 40).all()
     assert np.isfinite(t["log_perplexity"]).all()
+    last = t.sort_values("iteration").groupby("method").tail(1)
+    assert np.isfinite(last[["log_perplexity_is", "log_perplexity_is_se", "is_ess_fraction"]].to_numpy()).all()
+    assert t["log_perplexity_is"].notna().sum() == 3  # the final state of each series only
+    assert (last.set_index("method")["is_topic_samples"] <= 2).all()
     figures.fig5(t, FIG5, tmp_path / "Fig5.png")
     assert (tmp_path / "Fig5.png").stat().st_size > 10000
 
 
-def _fig5_table(final):
+def _fig5_table(final, final_is=None):
     rows = []
     for m, lp in final.items():
         for it, (w, v) in enumerate([(0.0, 7000.0), (1.0, lp)]):
-            rows.append({"corpus": "toy", "method": m, "seed": 0, "iteration": it, "wall_time": w, "log_perplexity": v,
-                         "log_perplexity_se": 1.0, "n_train_docs": 40, "n_test_docs": 10, "n_words": 30})
+            rows.append({"corpus": "toy", "method": m, "seed": 0, "iteration": it, "wall_time": w, "cpu_time": w,
+                         "log_perplexity": v, "log_perplexity_se": 1.0, "n_train_docs": 40, "n_test_docs": 10,
+                         "n_words": 30, "log_perplexity_is": final_is[m] if final_is and it else np.nan,
+                         "log_perplexity_is_se": 0.5, "is_ess_fraction": 0.3})
     return pd.DataFrame(rows)
 
 
@@ -178,3 +184,15 @@ def test_fig5_claim_checks_the_papers_ordering():
     bad = dict(good, VI=90.0)  # VI below the samplers
     c = claims.check_fig5(_fig5_table(bad), FIG5, "smoke")
     assert c.holds is False and c.details["verdicts"]["toy: samplers below VI"] is False
+
+
+def test_fig5_claim_reports_the_converged_orderings():
+    """The verdict follows the paper's estimator; the importance-sampling orderings are reported beside it."""
+    good = {"gSGNHT": 100.0, "SGGMC": 110.0, "gSGNHT-full": 120.0, "SGGMC-full": 130.0, "GMC-apprMH": 140.0,
+            "GMC-bGibbs": 150.0, "VI": 160.0, "StoVI": 165.0}
+    is_vi_best = dict(good, VI=50.0)
+    c = claims.check_fig5(_fig5_table(good, is_vi_best), FIG5, "smoke")
+    assert c.holds is True
+    conv = c.details["verdicts_converged_estimate"]
+    assert conv["toy: samplers below VI"] is False and conv["toy: gSGNHT below SGGMC"] is True
+    assert "converged check" in c.measured and "VI 50.0" in c.measured

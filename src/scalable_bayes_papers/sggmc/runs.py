@@ -172,13 +172,27 @@ def fig5_runs(corpus_name: str, method: str, seed: int, settings: dict, corpus) 
     est = SphericalAdmixture(n_topics=settings["n_topics"], method=est_method, kappa=settings["kappa"],
                              sigma=settings["sigma"], kappa0=settings["kappa0"], alpha=settings["alpha"],
                              batch_size=S, n_iter=max_iter or 10**9, max_time=None if max_iter else settings["max_time"],
-                             evaluate_every=every,
+                             budget_clock=settings.get("budget_clock", "cpu"), evaluate_every=every,
                              n_threads=1, seed=seed, n_prior_draws=settings["n_prior_draws"],
                              gamma=(settings["sg_gamma_kappa"] / settings["kappa"] if "sg_gamma_kappa" in settings
                                     else None))
     t0 = time.perf_counter()
     est.fit(X, X_test)
     tr = est.trace_.copy()
+    # the converged check of the final state (off the clock): importance sampling instead of prior draws
+    # (library: SphericalAdmixture.log_perplexity(estimator="importance")), over at most is_topic_samples of
+    # the kept samples; VI / StoVI: their point estimate, as in the trace
+    for col in ("log_perplexity_is", "log_perplexity_is_se", "is_ess_fraction", "is_topic_samples"):
+        tr[col] = float("nan")
+    n_is = int(settings.get("is_draws") or 0)
+    if n_is:
+        lp, se, diag = est.log_perplexity(X_test, n_is, return_se=True, estimator="importance",
+                                          return_diagnostics=True,
+                                          max_topic_samples=int(settings.get("is_topic_samples") or 10))
+        last = tr.index[-1]
+        tr.loc[last, ["log_perplexity_is", "log_perplexity_is_se"]] = lp, se
+        tr.loc[last, "is_ess_fraction"] = float(np.median(diag["ess"]) / n_is)
+        tr.loc[last, "is_topic_samples"] = diag["ess"].shape[1]
     logger.info("Fig5 %s %s seed %d: %d iterations, final log-perplexity %.2f (%.1f s in all)", corpus_name, method,
                 seed, est.n_iter_, tr["log_perplexity"].iloc[-1], time.perf_counter() - t0)
     tr = tr.rename(columns={"method": "estimator_method"})

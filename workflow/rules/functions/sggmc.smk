@@ -20,7 +20,8 @@ def sggmc_fig5_run_settings(wildcards):
     """Settings of ONE Fig. 5 job (corpus x method x seed): that corpus's block (no other corpus's) and the
     common clock and evaluation settings; the minibatch size only for the minibatch methods."""
     s = SGGMC["fig5"]
-    out = {k: s[k] for k in ("max_time", "evaluate_every", "n_prior_draws")}
+    out = {k: s[k] for k in ("max_time", "budget_clock", "evaluate_every", "n_prior_draws", "is_draws",
+                             "is_topic_samples")}
     if s.get("max_iter"):
         out["max_iter"] = s["max_iter"]
     out.update({k: v for k, v in s[wildcards.corpus].items() if k != "activate"})
