@@ -884,21 +884,28 @@ def _alr_newton(B, G, alpha, kappa, floor, n_steps=50):
         t = np.maximum(th0, floor)
         z[d] = np.log(t[:-1]) - math.log(t[-1])
 
-    def value_grad_hess(z):
+    def theta_of(z):
         zz = np.concatenate([z, np.zeros((z.shape[0], 1))], axis=1)
         zz -= zz.max(axis=1, keepdims=True)
-        th = np.exp(zz)
-        th /= th.sum(axis=1, keepdims=True)
         logth = zz - np.log(np.exp(zz).sum(axis=1, keepdims=True))
-        lin = (th * B).sum(axis=1)
+        return np.exp(logth), logth
+
+    def value(z, rows):
+        th, logth = theta_of(z)
+        lin = (th * B[rows]).sum(axis=1)
+        q = np.maximum(((th @ G) * th).sum(axis=1), M.TINY_NORM ** 2)
+        return logth @ alpha + kappa * lin / np.sqrt(q)
+
+    def grad_hess(z, rows):
+        th, _ = theta_of(z)
+        Br = B[rows]
+        lin = (th * Br).sum(axis=1)
         Gt = th @ G
         q = np.maximum((th * Gt).sum(axis=1), M.TINY_NORM ** 2)
         sq = np.sqrt(q)
-        f = lin / sq
-        val = logth @ alpha + kappa * f
         # gradient and Hessian of f in theta
-        gf = B / sq[:, None] - (lin / (q * sq))[:, None] * Gt
-        Hf = (-(B[:, :, None] * Gt[:, None, :] + Gt[:, :, None] * B[:, None, :]) / (q * sq)[:, None, None]
+        gf = Br / sq[:, None] - (lin / (q * sq))[:, None] * Gt
+        Hf = (-(Br[:, :, None] * Gt[:, None, :] + Gt[:, :, None] * Br[:, None, :]) / (q * sq)[:, None, None]
               - (lin / (q * sq))[:, None, None] * G[None] + (3.0 * lin / (q * q * sq))[:, None, None]
               * Gt[:, :, None] * Gt[:, None, :])
         g = kappa * gf
@@ -913,30 +920,43 @@ def _alr_newton(B, G, alpha, kappa, floor, n_steps=50):
         H[:, idx, idx] += u
         H -= u[:, :, None] * th[:, None, :] + th[:, :, None] * u[:, None, :]
         H -= a0 * Jm
-        return val, grad, H[:, :-1, :-1]
+        return grad, H[:, :-1, :-1]
 
-    val, grad, H = value_grad_hess(z)
+    allr = np.arange(D)
+    val = value(z, allr)
+    grad, H = grad_hess(z, allr)
     eye = np.eye(K - 1)
+    active = allr.copy()  # rows whose Newton decrement is still above the tolerance
     for _ in range(n_steps):
-        neg = -H
+        neg = -H[active]
         # where -H is not positive definite (far from the mode) add a ridge that makes it so
         lo = np.linalg.eigvalsh(neg)[:, 0]
         scale = np.abs(np.diagonal(neg, axis1=1, axis2=2)).max(axis=1) + 1.0
         ridge = np.where(lo > 1e-8 * scale, 0.0, 1e-6 * scale - lo)
-        step = np.linalg.solve(neg + ridge[:, None, None] * eye[None], grad[..., None])[..., 0]
-        t = np.ones(D)
-        done = np.zeros(D, dtype=bool)
-        for _ls in range(40):  # backtracking: accept a step that does not lower L
-            trial = z + t[:, None] * step
-            v2, g2, H2 = value_grad_hess(trial)
-            ok = (v2 >= val - 1e-12 * np.abs(val)) & ~done
-            z[ok], val[ok], grad[ok], H[ok] = trial[ok], v2[ok], g2[ok], H2[ok]
-            done |= ok
-            if done.all():
-                break
-            t = np.where(done, t, 0.5 * t)
-        if np.max(np.abs(step * np.where(done, t, 0.0)[:, None])) < 1e-9:
+        step = np.linalg.solve(neg + ridge[:, None, None] * eye[None], grad[active][..., None])[..., 0]
+        decrement = (step * grad[active]).sum(axis=1)  # Newton decrement^2: the predicted gain x 2
+        conv = decrement < 1e-10
+        active, step = active[~conv], step[~conv]
+        if not active.size:
             break
+        t = np.ones(active.size)
+        pending = np.ones(active.size, dtype=bool)
+        for _ls in range(40):  # backtracking: accept the first step that does not lower L
+            rows = active[pending]
+            trial = z[rows] + t[pending, None] * step[pending]
+            v2 = value(trial, rows)
+            ok = v2 >= val[rows] - 1e-12 * np.abs(val[rows])
+            z[rows[ok]], val[rows[ok]] = trial[ok], v2[ok]
+            idx_p = np.flatnonzero(pending)
+            pending[idx_p[ok]] = False
+            if not pending.any():
+                break
+            t[pending] *= 0.5
+        moved = active[~pending]
+        if moved.size:
+            g2, H2 = grad_hess(z[moved], moved)
+            grad[moved], H[moved] = g2, H2
+        active = active[~pending]  # rows where no step was accepted are at the mode to rounding
     return z, -H, val
 
 
@@ -988,12 +1008,13 @@ def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, 
             rng = np.random.default_rng([int(seed), 7, m, c])
             # proposal scale: L L' = IS_T_SCALE (-H)^-1, by the Cholesky factor of -H
             Lh = np.linalg.cholesky(negH[lo:hi] + 1e-10 * np.eye(k1)[None])
+            Linv = np.linalg.inv(Lh)  # (L^-T eps)_k = sum_l eps_l (L^-1)_lk: one batched product per document
             logdet_scale = k1 * math.log(IS_T_SCALE) - 2.0 * np.log(np.diagonal(Lh, axis1=1, axis2=2)).sum(axis=1)
             from_prior = rng.random((n, n_draws)) < IS_PRIOR_WEIGHT
             eps = rng.standard_normal((n, n_draws, k1))
             chi = rng.chisquare(nu, (n, n_draws))
             # t draw: z* + sqrt(scale) L^-T eps / sqrt(chi / nu)
-            y = np.linalg.solve(np.swapaxes(Lh, 1, 2)[:, None], eps[..., None])[..., 0]
+            y = eps @ Linv
             zt = zstar[lo:hi, None, :] + math.sqrt(IS_T_SCALE) * y / np.sqrt(chi / nu)[..., None]
             gp = np.maximum(rng.standard_gamma(np.broadcast_to(alpha, (n, n_draws, K))), np.finfo(float).tiny)
             zp = np.log(gp[..., :-1]) - np.log(gp[..., -1:])
@@ -1003,11 +1024,11 @@ def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, 
             logth = zz - mxz - np.log(np.exp(zz - mxz).sum(axis=2, keepdims=True))
             th = np.exp(logth)
             lin = np.einsum("dnk,dk->dn", th, B[lo:hi])
-            quad = np.einsum("dnk,kj,dnj->dn", th, G, th)
+            quad = ((th @ G) * th).sum(axis=2)
             f = lin / np.sqrt(np.maximum(quad, M.TINY_NORM ** 2))
             log_prior_z = lnorm_alpha + np.einsum("dnk,k->dn", logth, alpha)
             dz = z - zstar[lo:hi, None, :]
-            r = np.einsum("dkl,dnk->dnl", Lh, dz)            # L' dz: (dz' (-H) dz) = |L' dz|^2
+            r = dz @ Lh                                       # L' dz: (dz' (-H) dz) = |L' dz|^2
             maha = (r * r).sum(axis=2) / IS_T_SCALE
             log_t = lt_const - 0.5 * logdet_scale[:, None] - 0.5 * (nu + k1) * np.log1p(maha / nu)
             log_q = np.logaddexp(math.log1p(-IS_PRIOR_WEIGHT) + log_t, math.log(IS_PRIOR_WEIGHT) + log_prior_z)

@@ -17,6 +17,12 @@ Experiments (``python -m scalable_bayes_papers.sggmc.study <experiment>``; one t
   finer theta chains: whether the drift away from VI's topics follows the minibatch noise or the theta chains.
 * ``matched`` -- VI and SGGMC with gamma x 0.1 for ``--seconds`` each, scored with 50, 500 and 50 x M prior
   draws: the point estimate and the M-sample average compared with as many terms inside the log.
+* ``converged`` -- the pipeline's Fig. 5 settings (gamma = 0.05 / kappa for the SG methods, samples kept from half
+  the budget, ``--seconds`` of CPU time per run) for VI, StoVI, SGGMC, gSGNHT, SGGMC-full and GMC-bGibbs on
+  ``--corpus`` (20News-different: all training documents; Wikipedia: the quick subset of 2,000), each final
+  state scored by the paper's prior-draw estimate (50 and 500 draws) and by importance sampling
+  (``log_perplexity(estimator="importance")``, 100 and 400 draws per document and topic sample: converged when
+  the two agree within their errors), over at most ``--is-samples`` kept samples.
 * ``synthetic`` -- a corpus drawn from SAM itself (``models.sam.sample_sam_corpus``) at the paper's
   concentrations: every method for ``--seconds``, scored against the true topics' log-perplexity, and the
   mean cosine of the recovered topics to the true ones after matching (Hungarian on the cosines).
@@ -216,9 +222,57 @@ def synthetic(seconds, burn_in, out, n_words=1000, seed=0):
         _emit(_scores(e, Xt, lab, {"cos_to_truth_last": round(match_cosine(e.components_, beta), 4)}), out)
 
 
+def load_corpus_split(name: str):
+    """(train, test, paper hyper-parameters, minibatch) of a Fig. 5 corpus as the quick profile uses it."""
+    from scalable_bayes.corpora.store import load_corpus
+
+    from . import data
+
+    if name == "news20_different":
+        settings, params, batch = {"max_test_docs": 200}, PAPER_20NEWS, BATCH
+    elif name == "wiki_sggmc":
+        settings = {"max_train_docs": 2000, "max_test_docs": 200}
+        params, batch = dict(n_topics=50, kappa=2e4, sigma=6e3, kappa0=6e3, alpha=10.0), 100
+    else:
+        raise ValueError(f"unknown corpus {name!r}: news20_different or wiki_sggmc")
+    X, Xt = data.fig5_split(load_corpus(f"data/processed/{name}"), settings)
+    return X, Xt, params, batch
+
+
+CONVERGED_METHODS = {"VI": ("vi", False), "StoVI": ("stovi", True), "SGGMC": ("sggmc", True),
+                     "gSGNHT": ("gsgnht", True), "SGGMC-full": ("sggmc", False), "GMC-bGibbs": ("gmc_bgibbs", False)}
+
+
+def converged(seconds, corpus, is_samples, out, methods=None):
+    X, Xt, params, batch = load_corpus_split(corpus)
+    for label in methods or CONVERGED_METHODS:
+        meth, minibatch = CONVERGED_METHODS[label]
+        kw = dict(params, budget_clock="cpu")
+        if meth in ("sggmc", "gsgnht"):
+            kw["gamma"] = 0.05 / params["kappa"]
+        est = _estimator(meth, seconds, batch if minibatch else None, **kw).fit(X)
+        point = meth in ("vi", "stovi")
+        rec = dict(corpus=corpus, label=label, seconds_cpu=seconds, iterations=int(est.n_iter_),
+                   n_samples=0 if point else int(est.samples_.shape[0]))
+        for n in (50, 500):
+            lp, se = est.log_perplexity(Xt, n, return_se=True, point_estimate=point, max_topic_samples=is_samples)
+            rec[f"prior_{n}"], rec[f"prior_{n}_se"] = round(lp, 1), round(se, 2)
+        for n in (100, 400):
+            t0 = time.process_time()
+            lp, se, diag = est.log_perplexity(Xt, n, return_se=True, point_estimate=point, estimator="importance",
+                                              return_diagnostics=True, max_topic_samples=is_samples)
+            rec[f"is_{n}"], rec[f"is_{n}_se"] = round(lp, 1), round(se, 2)
+            rec[f"is_{n}_ess_median"] = round(float(np.median(diag["ess"]) / n), 3)
+            rec[f"is_{n}_cpu_s"] = round(time.process_time() - t0, 1)
+        _emit(rec, out)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("experiment", choices=["averaging", "tuning", "drift", "matched", "synthetic"])
+    p.add_argument("experiment", choices=["averaging", "tuning", "drift", "matched", "synthetic", "converged"])
+    p.add_argument("--corpus", default="news20_different", help="converged: news20_different or wiki_sggmc")
+    p.add_argument("--is-samples", type=int, default=10, help="converged: kept samples the estimates average over")
+    p.add_argument("--methods", default=None, help="converged: comma-separated subset of " + ",".join(CONVERGED_METHODS))
     p.add_argument("--seconds", type=float, default=60.0, help="estimator clock per run")
     p.add_argument("--burn-in", type=int, default=2000, help="iterations before SGGMC samples are kept (minibatch)")
     p.add_argument("--n-words", type=int, default=1000, help="synthetic vocabulary size")
@@ -233,6 +287,8 @@ def main(argv=None):
         matched(a.seconds, a.burn_in, a.out)
     elif a.experiment == "drift":
         drift(a.seconds, a.burn_in, a.out)
+    elif a.experiment == "converged":
+        converged(a.seconds, a.corpus, a.is_samples, a.out, a.methods.split(",") if a.methods else None)
     else:
         synthetic(a.seconds, a.burn_in, a.out, n_words=a.n_words)
     return 0
