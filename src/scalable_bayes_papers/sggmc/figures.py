@@ -220,15 +220,17 @@ _FIG5_STYLE = {"VI": ("#000000", "--"), "StoVI": ("#777777", "--"), "GMC-apprMH"
 def fig5(t, settings, out):
     """SGGMC-Fig5 (Sec. 5.3): test log-perplexity (the paper's prior-draw estimate) against the estimator's clock
     (``budget_clock``: CPU or wall time), one panel per corpus, every method (mean over seeds at each checkpoint:
-    single runs when n_seeds = 1); hollow markers at the end: the importance-sampling estimate of the final
-    state (ours; the converged check), when the runs have it."""
+    single runs when n_seeds = 1). When the runs have it, a second row shows the importance-sampling estimate of
+    each final state (ours; the converged check) with 2 standard errors."""
     corpora = sorted(t["corpus"].unique())
     clock = "cpu_time" if settings.get("budget_clock", "cpu") == "cpu" else "wall_time"
     has_is = "log_perplexity_is" in t.columns and t["log_perplexity_is"].notna().any()
     with style():
-        fig, axes = plt.subplots(1, len(corpora), figsize=(5.5 * len(corpora), 3.8), layout="constrained",
-                                 squeeze=False)
-        for ax, c in zip(axes[0], corpora):
+        fig, axes = plt.subplots(2 if has_is else 1, len(corpora), figsize=(5.5 * len(corpora), 7.0 if has_is else 3.8),
+                                 layout="constrained", squeeze=False,
+                                 gridspec_kw={"height_ratios": [3, 2]} if has_is else None)
+        for j, c in enumerate(corpora):
+            ax = axes[0, j]
             d = t[t["corpus"] == c]
             for m_, (col, ls) in _FIG5_STYLE.items():
                 dm = d[d["method"] == m_]
@@ -237,14 +239,22 @@ def fig5(t, settings, out):
                 g = dm.groupby("iteration")[[clock, "log_perplexity"]].mean().reset_index()
                 g = g[g[clock] > 0]
                 ax.plot(g[clock], g["log_perplexity"], ls, color=col, marker=".", ms=3, label=m_)
-                if has_is:
-                    e = dm.dropna(subset=["log_perplexity_is"])
-                    ax.plot(e[clock].mean(), e["log_perplexity_is"].mean(), "o", mfc="none", color=col, ms=6)
             ax.set_xscale("log")
             ax.set_xlabel(("CPU" if clock == "cpu_time" else "wall") + " time of the sampler (s)")
-            ax.set_ylabel("log-perplexity")
-            ax.set_title(c + ("\n(o: importance-sampling estimate at the end)" if has_is else ""), fontsize=9)
+            ax.set_ylabel("log-perplexity (prior draws, Sec. 5.3)")
+            ax.set_title(c)
             ax.legend(fontsize=7)
+            if has_is:
+                ax = axes[1, j]
+                e = (d.dropna(subset=["log_perplexity_is"]).groupby("method")
+                     [["log_perplexity_is", "log_perplexity_is_se"]].mean().sort_values("log_perplexity_is"))
+                for i, (m_, r) in enumerate(e.iterrows()):
+                    col = _FIG5_STYLE.get(m_, ("k", "-"))[0]
+                    ax.errorbar(r["log_perplexity_is"], i, xerr=2 * r["log_perplexity_is_se"], fmt="o", color=col)
+                ax.set_yticks(range(len(e)), e.index, fontsize=8)
+                ax.invert_yaxis()
+                ax.set_xlabel("log-perplexity of the final state, importance sampling (ours)")
+                ax.set_title(f"{c}: converged estimate at the end of the budget", fontsize=9)
         fig.suptitle("SGGMC Fig. 5: SAM, test log-perplexity along the sampler's time")
         savefig(fig, out)
 
