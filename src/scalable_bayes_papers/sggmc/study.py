@@ -22,7 +22,8 @@ Experiments (``python -m scalable_bayes_papers.sggmc.study <experiment>``; one t
   ``--corpus`` (20News-different: all training documents; Wikipedia: the quick subset of 2,000), each final
   state scored by the paper's prior-draw estimate (50 and 500 draws) and by importance sampling
   (``log_perplexity(estimator="importance")``, 100 and 400 draws per document and topic sample: converged when
-  the two agree within their errors), over at most ``--is-samples`` kept samples.
+  the two agree within their errors), over at most ``--is-samples`` kept samples. ``--gamma-scale`` multiplies
+  the SG methods' learning rate (e.g. full batch with larger steps: ``--methods SGGMC-full --gamma-scale 10``).
 * ``synthetic`` -- a corpus drawn from SAM itself (``models.sam.sample_sam_corpus``) at the paper's
   concentrations: every method for ``--seconds``, scored against the true topics' log-perplexity, and the
   mean cosine of the recovered topics to the true ones after matching (Hungarian on the cosines).
@@ -243,16 +244,16 @@ CONVERGED_METHODS = {"VI": ("vi", False), "StoVI": ("stovi", True), "SGGMC": ("s
                      "gSGNHT": ("gsgnht", True), "SGGMC-full": ("sggmc", False), "GMC-bGibbs": ("gmc_bgibbs", False)}
 
 
-def converged(seconds, corpus, is_samples, out, methods=None):
+def converged(seconds, corpus, is_samples, out, methods=None, gamma_scale=1.0):
     X, Xt, params, batch = load_corpus_split(corpus)
     for label in methods or CONVERGED_METHODS:
         meth, minibatch = CONVERGED_METHODS[label]
         kw = dict(params, budget_clock="cpu")
         if meth in ("sggmc", "gsgnht"):
-            kw["gamma"] = 0.05 / params["kappa"]
+            kw["gamma"] = gamma_scale * 0.05 / params["kappa"]
         est = _estimator(meth, seconds, batch if minibatch else None, **kw).fit(X)
         point = meth in ("vi", "stovi")
-        rec = dict(corpus=corpus, label=label, seconds_cpu=seconds, iterations=int(est.n_iter_),
+        rec = dict(corpus=corpus, label=label, seconds_cpu=seconds, gamma_scale=gamma_scale, iterations=int(est.n_iter_),
                    n_samples=0 if point else int(est.samples_.shape[0]))
         for n in (50, 500):
             lp, se = est.log_perplexity(Xt, n, return_se=True, point_estimate=point, max_topic_samples=is_samples)
@@ -272,6 +273,8 @@ def main(argv=None):
     p.add_argument("experiment", choices=["averaging", "tuning", "drift", "matched", "synthetic", "converged"])
     p.add_argument("--corpus", default="news20_different", help="converged: news20_different or wiki_sggmc")
     p.add_argument("--is-samples", type=int, default=10, help="converged: kept samples the estimates average over")
+    p.add_argument("--gamma-scale", type=float, default=1.0,
+                   help="converged: SGGMC / gSGNHT learning rate x this (the pipeline's gamma = 0.05 / kappa)")
     p.add_argument("--methods", default=None, help="converged: comma-separated subset of " + ",".join(CONVERGED_METHODS))
     p.add_argument("--seconds", type=float, default=60.0, help="estimator clock per run")
     p.add_argument("--burn-in", type=int, default=2000, help="iterations before SGGMC samples are kept (minibatch)")
@@ -288,7 +291,8 @@ def main(argv=None):
     elif a.experiment == "drift":
         drift(a.seconds, a.burn_in, a.out)
     elif a.experiment == "converged":
-        converged(a.seconds, a.corpus, a.is_samples, a.out, a.methods.split(",") if a.methods else None)
+        converged(a.seconds, a.corpus, a.is_samples, a.out, a.methods.split(",") if a.methods else None,
+                  a.gamma_scale)
     else:
         synthetic(a.seconds, a.burn_in, a.out, n_words=a.n_words)
     return 0
