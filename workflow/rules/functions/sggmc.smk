@@ -29,6 +29,9 @@ def sggmc_fig5_run_settings(wildcards):
         out.pop("batch_size")
     if wildcards.method not in SGGMC_FIG5_SG:
         out.pop("sg_gamma_kappa")
+    elif wildcards.method not in SGGMC_FIG5_MINIBATCH:  # full-batch SGGMC / gSGNHT: their own learning rate
+        out["sg_gamma_kappa"] = out["sg_gamma_kappa_full"]
+    out.pop("sg_gamma_kappa_full")
     return out
 
 
