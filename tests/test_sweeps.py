@@ -38,6 +38,7 @@ SWEEPS = {
     "esca.fig6.seeds": 7,
     "esca.topics.corpora": "reuters",
     "vmf.fig3.seeds": 7,
+    "vmf.fig3.lowdim.classic3": 7,
     "scir.seeds": 7,
 }
 # config key -> why the whole list is one job's own setting (adding a value re-runs that job, by design)
@@ -57,6 +58,8 @@ ONE_JOB = {
     "vmf.fig4.r_max": "zipped with fig4.dims",
     "vmf.fig4.dpsi0": "one curve table per figure",
     "vmf.fig5.dims": "as fig1.dims",
+    "vmf.fig5.ode_dims": "the dimensions of fig5.dims at which the one Fig. 5 table also solves the ODE",
+    "vmf.fig3.control_datasets": "switches the control run on in those data sets' own jobs (re-runs them, by design)",
     "vmf.fig3.datasets": "each data set is its own job already (choice list)",
     "vmf.fig3.k_grid": "one job per (data set, seed) fits every K from one subsample of the corpus",
     "vmf.tab1.datasets": "one table of all data sets",

@@ -18,12 +18,15 @@ def test_fig1_fig2_fig4_fig5_small():
     df2 = ex.fig2_table(dims=(10, 50), n_points=60)
     c2 = _check("fig2", df2, dims=[10, 50], n_points=60)
     assert c2["holds"] is True
-    assert set(df2.method) == {"refined", "banerjee"}
+    assert set(df2.method) == {"refined", "banerjee", "ode"}  # the ODE measured against the mpmath reference
+    df2o = ex.fig2_table(dims=(10, 50), n_points=60, reference="ode")  # the paper's reference
+    assert set(df2o.method) == {"refined", "banerjee"}
+    assert _check("fig2", df2o, dims=[10, 50], n_points=60)["holds"] is True
     df4 = ex.fig4_table(n_points=20)
     assert _check("fig4", df4, dims=[2, 100], n_points=20)["holds"] is True
     df5 = ex.fig5_table(dims=(200,), n_points=12)
     c5 = _check("fig5", df5, dims=[200], n_points=12)
-    assert isinstance(c5["holds"], bool) and len(df5) == 12 * (1 + len(ex.ROOT_SETTINGS))
+    assert isinstance(c5["holds"], bool) and len(df5) == 12 * (2 + len(ex.ROOT_SETTINGS))  # + the ODE
 
 
 def test_fig2_claim_can_fail():

@@ -62,15 +62,15 @@ rule vmf_fig3_runs:
     conda:
         CONDA_ENV
     input:
-        lambda wc: corpus_files(wc.dataset),
+        lambda wc: corpus_files(vmf_fig3_base(wc.dataset)[0]),
     output:
         "results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet",
     wildcard_constraints:
-        dataset="|".join(VMF_TAB1_DATASETS),
+        dataset=VMF_FIG3_DATASET_RE,
         seed=r"\d+",
     params:
         settings=vmf_fig3_settings,
-        corpus_dir=lambda wc: f"data/processed/{wc.dataset}",
+        corpus_dir=lambda wc: f"data/processed/{vmf_fig3_base(wc.dataset)[0]}",
     log:
         "logs/vmf/vmf_fig3_runs/{dataset}_seed{seed}.log",
     benchmark:
@@ -88,7 +88,7 @@ rule vmf_fig3:
         CONDA_ENV
     input:
         code=paper_code("vmf", "figures", "claims", "tables"),
-        runs=expand("results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet", dataset=VMF["fig3"]["datasets"],
+        runs=expand("results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet", dataset=VMF_FIG3_DATASETS,
                     seed=VMF["fig3"]["seeds"]),
     output:
         png=report("results/vmf/figures/{fig}.png", caption="../report/vmf_Fig3.rst", category="vmf"),

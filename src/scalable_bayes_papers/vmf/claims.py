@@ -16,15 +16,22 @@ from scalable_bayes.reporting import Claim
 # The paper's settings of each item, for the scale string of its claim.
 PAPER_SETTINGS = {
     "Fig1": "dims [2, 10, 100, 1000], 100 points",
-    "Fig2": "dims [10, 100, 1000, 10000], 1000 points",
+    "Fig2": "dims [10, 100, 1000, 10000], 1000 points, reference ODE",
     "Fig4": "dims [2, 100], 100 points",
-    "Fig5": "dims [1000, 10000, 50000], 100 points",
+    "Fig5": "dims [1000, 10000, 50000], 100 points, reference ODE",
     "Fig3": "4 data sets, full K grids, 10 inits, 100 EM iterations, all documents",
     "Tab1": "all four data sets",
 }
 
 FIG3_NOTE = ("Bregman uses the closed forms psi~_1 / psi~'_2; tied M-steps maximise the tied likelihood "
              "(weighted mean resultant length) rather than averaging kappa as the authors' code does.")
+# The decisive experiment behind a failure confined to the low-dimensional cases (README.md, "Issue 17")
+FIG3_LOWDIM_FINDING = (
+    "Decisive experiment (vmf/README.md 'Issue 17'; python -m scalable_bayes_papers.vmf.study --dims 3 10): "
+    "the mean path with the exact Psi instead of the closed forms agrees with movMF in every low-dimensional "
+    "cell (0 label disagreement, |delta LL| < 1e-13 nats/doc), Banerjee's cruder Psi disagrees in many more "
+    "cells; so the failures are the closed forms' own error at D = 3 (psi~'_2 up to 1% off), not EM noise. "
+    "At D = 10 and on the paper's corpora (D >= 2,457) the closed forms pass every cell.")
 
 
 def scale(item: str, settings: dict, profile: str) -> str:
@@ -32,11 +39,16 @@ def scale(item: str, settings: dict, profile: str) -> str:
     f = settings
     if item == "Fig3":
         here = (f"{len(f['datasets'])} data sets {f['datasets']}, K grids {f['k_grid']}, {len(f['seeds'])} inits, "
-                f"{f['max_iter']} EM iterations, subsample {f['max_docs'] or 'none'}")
+                f"{f['max_iter']} EM iterations, subsample {f['max_docs'] or 'none'}, low-dim {f.get('lowdim') or 'none'}, "
+                f"control {f.get('control_negentropy') or 'none'} on {f.get('control_datasets') or 'all'}")
     elif item == "Tab1":
         here = f"data sets {f['datasets']}"
     else:
         here = f"dims {f['dims']}, {f['n_points']} points"
+        if f.get("reference"):
+            here += f", reference {f['reference']}" + (f" ({f.get('ref_dps', 50)} digits)" if f["reference"] == "mpmath" else "")
+        if f.get("ode_dims") is not None:
+            here += f", ODE at {f['ode_dims']}"
     return f"{profile} ({here}; paper: {PAPER_SETTINGS[item]})"
 
 
@@ -64,35 +76,49 @@ def check_fig1(df: pd.DataFrame, settings: dict, profile: str) -> Claim:
     return _claim("Fig1", settings, profile, _fig1_fields(df), None)
 
 
-def _fig2_fields(df, allowed_violations=0.01, floor=1e-9):
+def _fig2_fields(df, allowed_violations=0.01, floor=1e-12):
     """Refined beats Banerjee at (almost) every r and d; max abs error of psi~'_2 decreasing in d.
 
-    A point counts as a violation only if the refined error exceeds Banerjee's AND exceeds ``floor``
-    (both are then at the ODE reference's own accuracy)."""
+    A point counts as a violation only if the refined error exceeds Banerjee's AND exceeds ``floor`` relative
+    (below it both sit at the double-precision evaluation of the closed forms: the reference is the
+    50-digit mpmath one, see ``reference.py``; with the paper's ODE reference the floor was 1e-9, the
+    ODE's own accuracy). Rows ``method == "ode"`` (the paper's reference, compared to the high-precision
+    one) are reported, not tested."""
     ref = df[df.method == "refined"].reset_index(drop=True)
     ban = df[df.method == "banerjee"].reset_index(drop=True)
-    frac = {}
+    reference = str(df["reference"].iloc[0]) if "reference" in df else "ode"
+    frac, frac0 = {}, {}
     for q in ["phi", "dphi", "breg"]:
         e1, e2 = ref[f"{q}_abs_err"], ban[f"{q}_abs_err"]
         viol = (e1 > e2) & (e1 > floor * np.maximum(1.0, np.abs(ref[f"{q}_ref"])))
         frac[q] = float(viol.mean())
+        frac0[q] = float((e1 > e2).mean())
     max_abs = ref.groupby("d")["dphi_abs_err"].max()
     # "shrinks with d": compare over the bulk of the range (r <= 0.95, away from the 1/(1-r^2) pole)
     bulk = ref[ref.r <= 0.95].groupby("d")["dphi_abs_err"].max()
     decreasing = bool(np.all(np.diff(bulk.to_numpy()) < 0))
+    decreasing_all = bool(np.all(np.diff(max_abs.to_numpy()) < 0))
     beats = all(v <= allowed_violations for v in frac.values())
+    ode = df[df.method == "ode"]
+    ode_err = ode.groupby("d")["dphi_abs_err"].max() if len(ode) else pd.Series(dtype=float)
+    ode_txt = ("; the paper's ODE reference's own max |err phi'| (vs the mpmath reference) by d: "
+               + ", ".join(f"d={d}: {v:.2e}" for d, v in ode_err.items())) if len(ode_err) else ""
     return {
         "claim": "The refined closed forms have lower absolute and relative errors than Banerjee's approximation "
                  "for all |mu| and d, and their absolute error shrinks with d.",
-        "measured": "fraction of (d, r) points where refined is worse than Banerjee: "
+        "measured": f"reference {reference}; fraction of (d, r) points where refined is worse than Banerjee "
+                    f"(above {floor:g} relative): "
                     + ", ".join(f"{k}: {v:.3%}" for k, v in frac.items())
+                    + " (without the floor: " + ", ".join(f"{k}: {v:.3%}" for k, v in frac0.items()) + ")"
                     + "; max |err psi~'_2| for r <= 0.95 by d: "
                     + ", ".join(f"d={d}: {v:.2e}" for d, v in bulk.items())
-                    + "; over all r: " + ", ".join(f"d={d}: {v:.2e}" for d, v in max_abs.items()),
+                    + "; over all r: " + ", ".join(f"d={d}: {v:.2e}" for d, v in max_abs.items()) + ode_txt,
         "holds": bool(beats and decreasing),
         "paper_value": "refined below Banerjee everywhere; abs. error of the proposed forms shrinks with d",
-        "details": {"violation_fraction": frac, "max_abs_err_dphi_bulk": bulk.to_dict(),
-                    "max_abs_err_dphi": max_abs.to_dict(), "decreasing_in_d": decreasing},
+        "details": {"reference": reference, "floor": floor, "violation_fraction": frac,
+                    "violation_fraction_no_floor": frac0, "max_abs_err_dphi_bulk": bulk.to_dict(),
+                    "max_abs_err_dphi": max_abs.to_dict(), "decreasing_in_d": decreasing,
+                    "decreasing_in_d_all_r": decreasing_all, "ode_max_abs_err_dphi": ode_err.to_dict()},
     }
 
 
@@ -137,18 +163,25 @@ def operation_counts(n_steps, n_terms):
 def _fig5_fields(df, factor=10.0):
     dmax = int(df.d.max())
     sub = df[df.d == dmax]
+    reference = str(df["reference"].iloc[0]) if "reference" in df else "ode"
     med_cf = float(sub[sub.method == "closed_form"].abs_err.median())
     med_rf = float(sub[sub.method == "halley_2steps_20terms"].abs_err.median())
     ops = operation_counts(2, 20)
+    ode = df[df.method == "ode"]
+    ode_med = ode.groupby("d").abs_err.median().to_dict() if len(ode) else {}
+    ode_txt = ("; the paper's ODE reference's own median |err| by d: "
+               + ", ".join(f"d={d}: {v:.2e}" for d, v in ode_med.items())) if ode_med else ""
     return {
         "claim": "For large d there is little difference in absolute error between the closed form psi~'_2 and "
                  "double-precision root finding, at ~10 operations instead of several hundred.",
-        "measured": f"d={dmax}: median |err| closed form {med_cf:.2e} vs Halley-Perron (2 steps, 20 terms) "
-                    f"{med_rf:.2e}; operations ~{ops['closed_form']} vs ~{ops['root_finding']}",
+        "measured": f"reference {reference}; d={dmax}: median |err| closed form {med_cf:.2e} vs Halley-Perron "
+                    f"(2 steps, 20 terms) {med_rf:.2e}; operations ~{ops['closed_form']} vs ~{ops['root_finding']}"
+                    + ode_txt,
         "holds": bool(med_cf <= factor * med_rf),
         "paper_value": "little difference around d = 50,000; O(10) vs several hundred operations",
-        "details": {"d": dmax, "median_abs_err_closed_form": med_cf, "median_abs_err_root_2_20": med_rf,
-                    "operations": ops, "factor": factor},
+        "details": {"d": dmax, "reference": reference, "median_abs_err_closed_form": med_cf,
+                    "median_abs_err_root_2_20": med_rf, "operations": ops, "factor": factor,
+                    "ode_median_abs_err": ode_med},
     }
 
 
@@ -157,26 +190,84 @@ def check_fig5(df: pd.DataFrame, settings: dict, profile: str) -> Claim:
     return _claim("Fig5", settings, profile, _fig5_fields(df), None)
 
 
-def _fig3_fields(df, tol=0.02):
-    mix = df[df.method != "spkmeans"]
-    m = mix.groupby(["dataset", "K", "assignment", "tied", "parametrization"])["nmi"].mean().unstack("parametrization")
-    diff = (m["mean"] - m["natural"]).abs()
-    worst = diff.groupby(level="dataset").max()
+def _fig3_pair_stats(df, param):
+    """Per (dataset, K, soft/hard, tied/free) cell: |NMI(param) - NMI(natural)| of the seed means, and the
+    max over seeds of the label disagreement and of |exact LL difference| per document vs the natural fit."""
+    cell = ["dataset", "K", "assignment", "tied"]
+    m = df[df.parametrization.isin([param, "natural"])].groupby(cell + ["parametrization"])["nmi"].mean()
+    m = m.unstack("parametrization")
+    own = df[df.parametrization == param]
+    out = pd.DataFrame({"nmi_diff": (m[param] - m["natural"]).abs(),
+                        "label_disagreement": own.groupby(cell)["label_disagreement"].max(),
+                        "ll_diff": own.assign(a=own.exact_ll_diff.abs()).groupby(cell)["a"].max()})
+    return out
+
+
+def _fig3_fields(df, tol=0.02, dis_tol=0.02, ll_tol=0.01):
+    """Bregman (closed forms) vs movMF in every cell, by three measures that each can fail (README.md):
+    |delta NMI| <= tol, label disagreement after optimal matching <= dis_tol, |delta exact LL| <= ll_tol nats
+    per document. Low-dimensional projections (data sets ``*_svd<D>``) are included: there the closed forms
+    differ from root finding. A control run of the mean path with another Psi (``mean_<name>`` rows,
+    Banerjee's by default) is reported beside, not tested: it shows whether the measures can see an
+    approximation of Psi at all."""
+    main = _fig3_pair_stats(df, "mean")
+    worst = main.groupby(level="dataset").max()
+    checks = {"nmi_diff": tol, "label_disagreement": dis_tol, "ll_diff": ll_tol}
+    fails = {k: int((main[k] > v).sum()) for k, v in checks.items()}
+    controls = sorted(p for p in df.parametrization.unique() if str(p).startswith("mean_"))
+    ctrl_txt, ctrl_details = "", {}
+    for c in controls:
+        st = _fig3_pair_stats(df, c).dropna()  # cells of the data sets that had the control run
+        w = st.groupby(level="dataset").max()
+        cf = {k: int((st[k] > v).sum()) for k, v in checks.items()}
+        ctrl_details[c] = {"worst_per_dataset": w.to_dict(orient="index"), "cells_over_tolerance": cf,
+                           "n_cells": int(len(st))}
+        ctrl_txt += (f". Control {c.removeprefix('mean_')} (not tested): " + "; ".join(
+            f"{ds}: {r.nmi_diff:.4f} / {r.label_disagreement:.4f} / {r.ll_diff:.2e}" for ds, r in w.iterrows())
+            + f"; cells over tolerance {cf['nmi_diff']} / {cf['label_disagreement']} / {cf['ll_diff']} of {len(st)}")
+    holds = all(v == 0 for v in fails.values())
+    over = main[(main.nmi_diff > tol) | (main.label_disagreement > dis_tol) | (main.ll_diff > ll_tol)]
+    failing = sorted(set(over.index.get_level_values("dataset")))
+    paper_sets = [ds for ds in worst.index if "_svd" not in ds]
+    paper_ok = not any("_svd" not in ds for ds in failing)
     return {
-        "claim": "No qualitative difference between mean-parameter (Bregman) and natural-parameter (movMF) fits: "
-                 f"|NMI_Bregman - NMI_movMF| <= {tol} in every (dataset, K, soft/hard, tied/free) cell.",
-        "measured": "max |delta NMI| per dataset: " + ", ".join(f"{ds}: {v:.4f}" for ds, v in worst.items())
-                    + f"; over {len(diff)} cells, mean {diff.mean():.4f}",
-        "holds": bool(diff.max() <= tol),
+        "claim": "No qualitative difference between mean-parameter (Bregman, closed forms) and natural-parameter "
+                 f"(movMF) fits from the same initialisation: in every (dataset, K, soft/hard, tied/free) cell "
+                 f"|NMI_Bregman - NMI_movMF| <= {tol}, at most {dis_tol:.0%} of documents clustered differently "
+                 f"(after optimal label matching) and |delta log-likelihood| <= {ll_tol} nats per document, on the "
+                 "paper's corpora and on a low-dimensional projection where the closed forms differ from root finding.",
+        "measured": "worst cell per dataset, |delta NMI| / label disagreement / |delta LL| per doc: "
+                    + "; ".join(f"{ds}: {r.nmi_diff:.4f} / {r.label_disagreement:.4f} / {r.ll_diff:.2e}"
+                                for ds, r in worst.iterrows())
+                    + f"; cells over tolerance {fails['nmi_diff']} / {fails['label_disagreement']} / "
+                      f"{fails['ll_diff']} of {len(main)}"
+                    + (f" (failing: {', '.join(failing)}; the paper's corpora {'all pass' if paper_ok else 'FAIL'})"
+                       if failing else "") + ctrl_txt,
+        "holds": bool(holds),
         "paper_value": "no qualitative difference (authors' results agree to <= 0.005)",
-        "details": {"max_abs_diff_per_dataset": worst.to_dict(), "n_cells": int(len(diff)),
-                    "n_seeds": int(df.seed.nunique())},
+        "details": {"worst_per_dataset": worst.to_dict(orient="index"), "cells_over_tolerance": fails,
+                    "tolerances": checks, "n_cells": int(len(main)), "n_seeds": int(df.seed.nunique()),
+                    "failing_datasets": failing, "paper_datasets": paper_sets, "holds_on_paper_datasets": paper_ok,
+                    "controls": ctrl_details},
     }
+
+
+def _fig3_note(fields):
+    """FIG3_NOTE, plus the finding when the check fails: the decisive experiment's if only low-dimensional
+    cases fail; otherwise a pointer to the failing corpora (not explained by that experiment)."""
+    d = fields["details"]
+    if fields["holds"]:
+        return FIG3_NOTE
+    if d["holds_on_paper_datasets"]:
+        return f"Fails only in {', '.join(d['failing_datasets'])}. {FIG3_LOWDIM_FINDING} {FIG3_NOTE}"
+    return (f"Fails on the paper's corpora ({', '.join(ds for ds in d['failing_datasets'] if '_svd' not in ds)}): "
+            f"not covered by the low-dimensional study; see vmf/README.md 'Issue 17'. {FIG3_NOTE}")
 
 
 def check_fig3(df: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """VMF-Fig3: see the claim text in :func:`_fig3_fields`."""
-    return _claim("Fig3", settings, profile, _fig3_fields(df), FIG3_NOTE)
+    fields = _fig3_fields(df)
+    return _claim("Fig3", settings, profile, fields, _fig3_note(fields))
 
 
 def _tab1_fields(df, rel_tol=0.1):

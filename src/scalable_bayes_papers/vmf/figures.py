@@ -47,23 +47,25 @@ def plot_fig1(df, path):
 
 
 def plot_fig2(df, path):
-    """3 x 3: rows Psi, |grad Psi|, D_Psi(0||mu); columns value (ODE), abs. error, rel. error.
-    Refined closed forms solid, Banerjee dashed."""
+    """3 x 3: rows Psi, |grad Psi|, D_Psi(0||mu); columns value (reference), abs. error, rel. error.
+    Refined closed forms solid, Banerjee dashed, the paper's ODE (when the reference is mpmath) dotted."""
     with style():
         fig, ax = plt.subplots(3, 3, figsize=(10, 8))
         col = _colors(sorted(df.d.unique()))
+        reference = str(df["reference"].iloc[0]) if "reference" in df else "ode"
         for (d, method), sub in df.groupby(["d", "method"]):
-            ls = "-" if method == "refined" else "--"
+            ls = {"refined": "-", "banerjee": "--", "ode": ":"}[method]
             c = col[d]
             for i, q in enumerate(["phi", "dphi", "breg"]):
                 if method == "refined":
                     ax[i, 0].semilogy(sub.r, sub[f"{q}_ref"].abs(), color=c, label=f"D={d}")
                 ax[i, 1].semilogy(sub.r, sub[f"{q}_abs_err"].clip(1e-17), ls, color=c)
                 ax[i, 2].semilogy(sub.r, sub[f"{q}_rel_err"].clip(1e-17), ls, color=c)
-        names = ["Psi(mu) (ODE)", "|grad Psi(mu)| (ODE)", "D_Psi(0 || mu) (ODE)"]
+        names = [f"Psi(mu) ({reference})", f"|grad Psi(mu)| ({reference})", f"D_Psi(0 || mu) ({reference})"]
         for i, n in enumerate(names):
             ax[i, 0].set_title(n)
-            ax[i, 1].set_title("abs. error: refined (solid), Banerjee (dashed)")
+            ax[i, 1].set_title("abs. error: refined (solid), Banerjee (dashed)"
+                               + (", ODE (dotted)" if reference != "ode" else ""))
             ax[i, 2].set_title("rel. error")
         for a in ax[2]:
             a.set_xlabel("|mu|")
@@ -84,7 +86,7 @@ def plot_fig3(df, path, true_k=None):
         ncol = 2 if n > 1 else 1
         nrow = int(np.ceil(n / ncol))
         fig, axes = plt.subplots(nrow, ncol, figsize=(5 * ncol, 3.6 * nrow), squeeze=False)
-        mix = df[df.method != "spkmeans"]
+        mix = df[df.parametrization.isin(["mean", "natural"])]  # not spkmeans nor the control runs
         for ax, ds in zip(axes.ravel(), datasets):  # paper layout: classic3 | news20 over classic300 | news20-small
             sub = mix[mix.dataset == ds]
             g = sub.groupby(["assignment", "parametrization", "tied", "K"])["nmi"].mean()
@@ -96,8 +98,9 @@ def plot_fig3(df, path, true_k=None):
                 ax.plot(ks, s.to_numpy(), "--" if t else "-", color=colors[(a, p)], marker="o",
                         ms=5 if thick else 2.5, lw=3.5 if thick else 1.2, alpha=0.55 if thick else 1.0,
                         zorder=1 if thick else 2, label=f"{a} {name}, {'tied' if t else 'free'}")
-            if ds in true_k:
-                ax.axvline(true_k[ds], color="0.6", lw=1)
+            tk = true_k.get(ds, true_k.get(ds.partition("_svd")[0]))  # a projection keeps its corpus's classes
+            if tk is not None:
+                ax.axvline(tk, color="0.6", lw=1)
             ax.set_title(f"{_DS_TITLES.get(ds, ds)} ({sub.seed.nunique()} inits)")
             ax.set_xlabel("number of clusters K")
             ax.set_ylabel("NMI")
@@ -132,21 +135,23 @@ def plot_fig4(df, path):
 
 
 def plot_fig5(df, path):
-    """Left: closed form (solid) vs Halley-Perron 2 steps/20 terms (dotted); right: 2/15 (dashed), 3/50 (dotted)."""
+    """Left: closed form (solid) vs Halley-Perron 2 steps/20 terms (dotted) and the paper's ODE (dash-dot,
+    when the reference is mpmath); right: 2/15 (dashed), 3/50 (dotted)."""
     with style():
         fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
         col = _colors(sorted(df.d.unique()))
         styles = {"closed_form": (0, "-"), "halley_2steps_20terms": (0, ":"), "halley_2steps_15terms": (1, "--"),
-                  "halley_3steps_50terms": (1, ":")}
+                  "halley_3steps_50terms": (1, ":"), "ode": (0, "-.")}
+        reference = str(df["reference"].iloc[0]) if "reference" in df else "ode"
         for (d, m), sub in df.groupby(["d", "method"]):
             i, ls = styles[m]
             ax[i].semilogy(sub.r, sub.abs_err.clip(10**-13.5), ls, color=col[d], label=f"D={d} {m}")
         for a in ax:
             a.set_ylim(10**-13.5, 1e-5 if df.abs_err.max() < 1e-5 else None)
             a.set_xlabel("|mu|")
-            a.set_ylabel("abs. error of |grad Psi| vs ODE")
+            a.set_ylabel(f"abs. error of |grad Psi| vs {reference}")
             a.legend(fontsize=6)
-        ax[0].set_title("closed form (solid) vs root finding 2 steps, 20 terms (dotted)")
+        ax[0].set_title("closed form (solid), root finding 2 steps/20 terms (dotted), ODE (dash-dot)", fontsize=8)
         ax[1].set_title("root finding: 2 steps/15 terms (dashed), 3 steps/50 terms (dotted)")
         fig.tight_layout()
         savefig(fig, path)

@@ -18,10 +18,11 @@ def fig3_nmi_at_true_k(df):
 
     A run is one initialisation (seed): the mean and natural parametrisations of a family are two fits
     from the same initialisation, so they are averaged within the seed first and counted once
-    (``n_runs`` = seeds, ``n_fits`` = fits behind them; ``nmi_sd`` is over seeds)."""
+    (``n_runs`` = seeds, ``n_fits`` = fits behind them; ``nmi_sd`` is over seeds). Control runs of the mean
+    path (parametrization ``mean_<psi>``) are left out."""
     rows = []
     for (ds, k), paper in PAPER_NMI.items():
-        sub = df[(df.dataset == ds) & (df.K == k)]
+        sub = df[(df.dataset == ds) & (df.K == k) & df.parametrization.isin(["mean", "natural", "none"])]
         if sub.empty:
             continue
         for fam, pv in paper.items():
