@@ -140,13 +140,12 @@ def esca_throughput_mpi_ranks(wildcards):
 
 
 def esca_fig3_run_settings(wildcards):
-    """Settings of ONE Fig. 3 run: the mixture sizes and iterations, its scenario and seed (not the
-    list of seeds, nor the claim's tolerance: adding a seed schedules only the new runs)."""
+    """Settings of ONE Fig. 3 job: the mixture sizes, iterations, severities and EM restarts, and its
+    seed (not the list of seeds: adding a seed schedules only the new job)."""
     f = ESCA["fig3"]
     return {
-        "scenario": wildcards.esca_scenario,
         "seed": int(wildcards.esca_seed),
-        **{k: f[k] for k in ("n_components", "n_train", "n_test", "n_iter")},
+        **{k: f[k] for k in ("n_components", "n_train", "n_test", "n_iter", "severities", "n_restarts")},
     }
 
 
