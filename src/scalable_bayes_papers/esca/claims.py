@@ -191,7 +191,7 @@ def _max_gap(a: pd.Series, b: pd.Series) -> float:
 
 
 def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
-    """Sparse + alias ESCA tracks plain SCA per iteration and is faster; ``df``: the Fig. 5 run tables.
+    """Sparse + alias ESCA tracks plain SCA per iteration and gets there sooner; ``df``: the Fig. 5 run tables.
 
     "Same perplexity per iteration" is tested against the sampler's own seed-to-seed spread: the gap between
     the two engines' mean curves (over seeds) must not exceed the largest gap between two seeds of one
@@ -211,26 +211,34 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
         envelope = max((_max_gap(per_seed[(m, a)], per_seed[(m, b)]) for m in ("ESCA", "ESCA_plain")
                         for a, b in pairs), default=float("nan"))
         bar = envelope if pairs else FIG5_BAR
-        t = d[d["iteration"] == d["iteration"].max()].groupby("method")["wall_time"].mean()
+        last = d[d["iteration"] == d["iteration"].max()]
+        t = last.groupby("method")["wall_time"].mean()
         speed = float(t["ESCA_plain"] / t["ESCA"])
+        per_seed = last.pivot_table(index="seed", columns="method", values="wall_time")
+        seed_speed = (per_seed["ESCA_plain"] / per_seed["ESCA"]).dropna()
         ok.append(bool(diff <= bar and speed > 1.0))
         parts.append(f"K={K}: max |LL(sparse) - LL(plain)| over iterations {diff:.4f} nats/word "
                      + (f"(mean of {len(seeds)} seeds; seed-to-seed envelope {envelope:.4f})" if pairs
                         else f"(one seed; bar {FIG5_BAR})")
-                     + f", plain/sparse fit time {speed:.2f}x")
+                     + f", plain/sparse fit time to the last iteration {speed:.2f}x (per seed "
+                     + f"{seed_speed.min():.2f}-{seed_speed.max():.2f}x)")
         details[int(K)] = {"max_abs_ll_diff": diff, "seed_envelope": envelope, "speedup": speed,
+                           "speedup_per_seed": {int(k): float(v) for k, v in seed_speed.items()},
                            "n_seeds": len(seeds)}
     return Claim(
         id="ESCA-Fig5", paper="esca",
-        claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and is much faster in time.",
+        claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and reaches it sooner "
+              "in wall time (App. G, Fig. 5 plots perplexity over time; the paper gives no speed-up factor).",
         measured="; ".join(parts), holds=all(ok),
         scale=_scale(profile, f"{df['train_corpus'].iloc[0]} ({int(df['n_tokens'].iloc[0])} tokens), "
                               f"{int(df['iteration'].max())} iterations, {len(seeds)} seeds"),
         details=details,
         note="holds = the gap between the two engines' mean held-out LL curves (after iteration 0) is within the "
              "seed-to-seed envelope (the largest gap between two seeds of one engine; with one seed: "
-             f"{FIG5_BAR} nats/word) and sparse is faster at every K. 'Much faster' is not tested (the measured "
-             "ratio is reported).",
+             f"{FIG5_BAR} nats/word) and sparse's mean wall time to the last iteration (fit only, both engines on "
+             "the rule's threads, same iterations, hence the same perplexity) is below plain's at every K. The "
+             "paper's Fig. 5 shows curves and no factor, so no size of the speed-up is claimed or tested (the "
+             "catalogue's 'much faster' is dropped); the measured ratio is reported.",
     )
 
 
@@ -255,16 +263,34 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
         parts.append(f"train {tr}/test {te}: SCA vs CGS final perplexity, worst relative excess {worst:+.3f} "
                      f"over {len(rel)} (K, beta) settings")
         details[f"{tr}->{te}"] = {f"K={k},beta={b}": v for (k, b), v in rel.items()}
+        # the time panel (information, not part of the verdict): CPU time (every Fig. 6 run is single-
+        # threaded) for each engine to reach CGS's final perplexity + rel_tol at the base (K, beta)
+        K0, b0 = int(settings["run"]["n_topics"]), float(settings["run"]["beta"])
+        base = d[(d["n_topics"] == K0) & np.isclose(d["beta"], b0)]
+        if len(base) and "CGS" in set(base["method"]):
+            clock = "cpu_time" if "cpu_time" in base and base["cpu_time"].notna().all() else "wall_time"
+            p_cgs = float(np.exp(-base[(base["method"] == "CGS") & (base["iteration"] == last_it)]["heldout_ll"]).mean())
+            target = -np.log(p_cgs * (1 + rel_tol))
+            t_hit = _reach_by_method(base, target, clock)
+            t_end = base[base["iteration"] == last_it].groupby("method")[clock].mean().to_dict()
+            parts[-1] += (f"; time panel (K = {K0}, beta = {b0:g}, not tested): {clock.replace('_', ' ')} to CGS's "
+                          f"final perplexity + {rel_tol:.0%}: " + ", ".join(f"{m} {v:.1f}s" for m, v in sorted(t_hit.items()))
+                          + f" (to iteration {int(last_it)}: " + ", ".join(f"{m} {v:.1f}s" for m, v in sorted(t_end.items())) + ")")
+            details[f"{tr}->{te}"]["time_panel"] = {"clock": clock, "target_perplexity": p_cgs * (1 + rel_tol),
+                                                   "time_to_target_s": t_hit, "time_to_last_iteration_s": t_end}
     return Claim(
         id="ESCA-Fig6", paper="esca",
-        claim="SCA's perplexity per iteration is comparable to CGS and CVB0 across numbers of topics and beta, "
-              "and competitive in wall time even without the sparse/alias tricks.",
+        claim="SCA's perplexity per iteration is comparable to CGS and CVB0 across numbers of topics and beta "
+              "(App. G, Fig. 6; its time panel runs SCA without sparsity or alias, 'hence slower': no timed claim).",
         measured="; ".join(parts), holds=all(ok),
         scale=_scale(profile, f"{int(last_it)} iterations (paper 75), Reuters-21578 stand-in for RCV1, "
                               f"Wikipedia sample; {df['seed'].nunique()} seeds"),
         details=details,
         note=f"holds = SCA's final perplexity at most {rel_tol:.0%} above CGS's at every (K, beta) of the grid. "
-             "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped).",
+             "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped). "
+             "Wall time is not part of the claim: the paper's caption says this SCA is slower, and 'competitive in "
+             "wall time' (the catalogue's words) is dropped; the time panel's numbers are reported (measured, "
+             "details.time_panel).",
     )
 
 
