@@ -225,24 +225,6 @@ def test_tabu3_runs_keep_every_topic_and_the_table_shows_the_first(tmp_path):
     assert claim.holds is None and "toy topic 1:" in claim.measured
 
 
-def test_throughput_table_and_claim():
-    from scalable_bayes_papers.esca import claims, tables
-
-    rows = []
-    for method, thr, tps in [("ESCA", 1, 5e6), ("ESCA", 2, 8e6), ("CGS", 1, 3e6)]:
-        for it in (0, 2):
-            rows.append({"train_corpus": "toy", "method": method, "threads": thr, "n_topics": 10, "alpha": 0.5,
-                         "beta": 0.1, "iteration": it, "n_tokens": 1000, "wall_time": 0.1 * it, "tokens_per_s": tps,
-                         "heldout_ll": -8.0, "state_bytes": 2**20, "peak_rss_mib": 100.0})
-    mpi = pd.DataFrame({"iteration": [0, 2], "train_corpus": "toy", "threads": 1, "ranks": 2, "n_topics": 10,
-                        "n_tokens": 1000, "wall_time": [0.0, 0.3], "tokens_per_s": 4e6, "heldout_ll": [-9.0, -8.5]})
-    t = tables.throughput(pd.DataFrame(rows), [mpi])
-    assert len(t) == 4 and t["iterations"].eq(2).all() and t.loc[t["method"] == "ESCA_MPI", "ranks"].item() == 2
-    claim = claims.check_throughput(t, "test")
-    assert claim.holds is True and "2 ranks 4.00M tok/s (held-out LL -8.5000)" in claim.measured
-    assert "ESCA 5.00M tok/s (1 thr), 8.00M (2 thr); CGS 3.00M" in claim.measured
-
-
 def test_a_fit_that_compiles_the_kernels_equals_one_that_loads_them(tmp_path):
     """Same seed, same numbers, whether this process compiled ESCA's kernels or loaded them from Numba's
     on-disk cache. (With fastmath reassociation the word sweep drew differently on the compiling run:

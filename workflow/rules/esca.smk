@@ -237,6 +237,7 @@ rule esca_throughput:
         claim="results/esca/claims/ESCA-Throughput.json",
     params:
         profile=PROFILE,
+        quality_tol=ESCA["throughput"].get("quality_tol", 0.05),
     log:
         "logs/esca/table/Throughput.log",
     threads: 1

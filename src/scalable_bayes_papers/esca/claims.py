@@ -38,12 +38,6 @@ def _reach_by_method(d, target, clock):
             for m, dm in d.groupby("method")}
 
 
-def time_to_reach(df, target):
-    """First wall time at which heldout_ll >= target (NaN if never)."""
-    hit = df[df["heldout_ll"] >= target]
-    return float(hit["wall_time"].min()) if len(hit) else float("nan")
-
-
 def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
     """ESCA reaches CGS's held-out LL and gets there first; ``df``: the Fig. 2 run tables, concatenated."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
@@ -297,35 +291,73 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
 # ---------------------------------------------------------------------------- throughput table
 
 
-def check_throughput(t: pd.DataFrame, profile) -> Claim:
-    """ESCA's tokens/s above CGS's and CVB0's; ``t``: the throughput table (tables.throughput)."""
-    parts, ok = [], []
-    for c, d in t.groupby("corpus"):
-        best_esca = d[d["method"] == "ESCA"]["tokens_per_s"].max()
-        others = d[d["method"].isin(["CGS", "CVB0"])].set_index("method")["tokens_per_s"]
-        ok.append(bool(len(others) and best_esca > others.max()))
-        e1 = d[(d["method"] == "ESCA") & (d["threads"] == d["threads"].min())]["tokens_per_s"]
-        e2 = d[(d["method"] == "ESCA") & (d["threads"] == d["threads"].max())]["tokens_per_s"]
+PEER = "tomotopy"  # the fastest peer the pipeline runs (runs.METHODS, peers.py)
+
+
+def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Claim:
+    """The paper's throughput point, tested where it can be; ``t``: the throughput table (tables.throughput).
+
+    Paper (abstract, Sec. 4, Sec. 5): "over an order of magnitude faster than the fastest current
+    approaches", from 570M tokens/s on 4 x 36 threads against 112M (F+LDA, personal communication) and
+    60M (LightLDA). Not testable here (2 cores, no F+LDA or LightLDA, ~10^6 tokens instead of 1.7 x 10^11).
+    Tested: at equal held-out quality (CGS's final held-out LL - ``quality_tol``), ESCA reaches the
+    target before the fastest peer the pipeline runs (tomotopy) at every thread count both ran, one
+    thread by CPU time, more by wall time (tables.verdict_clock). Tokens/s of every engine are reported."""
+    parts, ok, details = [], [], {}
+    for c, d in t.groupby("corpus", sort=False):
         mpi = d[d["method"] == "ESCA_MPI"]
         if len(mpi):
             parts.append(f"{c}: ESCA over MPI " + ", ".join(
                 f"{int(r.ranks)} ranks {r.tokens_per_s / 1e6:.2f}M tok/s (held-out LL {r.heldout_ll:.4f})"
                 for r in mpi.itertuples()))
-        parts.append(f"{c}: ESCA {e1.iloc[0] / 1e6:.2f}M tok/s ({d['threads'].min()} thr), "
-                     f"{e2.iloc[0] / 1e6:.2f}M ({d['threads'].max()} thr); "
-                     + ", ".join(f"{m} {v / 1e6:.2f}M" for m, v in others.items())
-                     + f"; ESCA state {d[d['method'] == 'ESCA']['sampler_state_bytes'].iloc[0] / 2**20:.1f} MiB vs "
-                       f"CGS {d[d['method'] == 'CGS']['sampler_state_bytes'].iloc[0] / 2**20:.1f} MiB"
-                     if "CGS" in set(d["method"]) else "")
+        d = d[d["method"] != "ESCA_MPI"]
+        target = float(d["target_ll"].dropna().iloc[0]) if d["target_ll"].notna().any() else float("nan")
+        tps = ", ".join(f"{r.method} {r.tokens_per_s / 1e6:.2f}M ({int(r.threads)} thr)"
+                        for r in d.sort_values(["method", "threads"]).itertuples())
+        txt = f"{c}: tokens/s {tps}"
+        det = {"target_ll": target, "rows": {}}
+        for r in d.itertuples():
+            det["rows"][f"{r.method}@{int(r.threads)}"] = {
+                "tokens_per_s": float(r.tokens_per_s), "final_ll": float(r.heldout_ll), "iterations": int(r.iterations),
+                "clock": r.target_clock, "time_to_target_s": float(r.time_to_target_s),
+                "wall_to_target_s": float(r.wall_to_target_s)}
+        if np.isfinite(target):
+            txt += (f"; time to held-out LL {target:.4f} (CGS final - {quality_tol}): "
+                    + ", ".join(f"{r.method} {r.time_to_target_s:.2f}s ({int(r.threads)} thr, "
+                                f"{r.target_clock.replace('_time', '')}; final {r.heldout_ll:.4f} after {int(r.iterations)} it)"
+                                for r in d.sort_values(["method", "threads"]).itertuples()))
+            esca = d[d["method"] == "ESCA"].set_index("threads")
+            peer = d[d["method"] == PEER].set_index("threads")
+            for th in sorted(set(esca.index) & set(peer.index)):
+                te, tp = float(esca.loc[th, "time_to_target_s"]), float(peer.loc[th, "time_to_target_s"])
+                ratio = tp / te if te > 0 else float("nan")
+                ok.append(bool(np.isfinite(te) and te < tp))
+                tok = float(esca.loc[th, "tokens_per_s"] / peer.loc[th, "tokens_per_s"])
+                txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x (tokens/s {tok:.2f}x; "
+                        f"paper's order of magnitude: {'reached' if ratio >= 10 else 'not reached'} at this scale)")
+                det[f"peer_over_esca_time_to_target_{th}thr"] = ratio
+                det[f"esca_over_peer_tokens_per_s_{th}thr"] = tok
+        parts.append(txt)
+        details[c] = det
     return Claim(
         id="ESCA-Throughput", paper="esca",
-        claim="ESCA processes more tokens per second than the CGS and CVB0 baselines "
-              "(paper: 570M tokens/s on 4 nodes vs 112M for F+LDA and 60M for LightLDA).",
+        claim="ESCA is over an order of magnitude faster than the fastest current approaches (570M tokens/s on 4 x 36 "
+              "threads vs 112M for F+LDA and 60M for LightLDA) with predictive power competitive with CGS. "
+              "Tested here: at equal held-out quality ESCA reaches the target before the fastest peer the "
+              "pipeline runs (tomotopy), on 1 and 2 threads.",
         measured="; ".join(parts), holds=all(ok) if ok else None,
-        scale=_scale(profile, "one shared 2-core machine; MPI ranks run on the same machine"),
-        paper_value="570M tokens/s (4 x 36 threads, 'Large' corpus)",
-        note="Absolute tokens/s depend on the load of the shared machine; compare rows of one run. CGS/CVB0 sweeps "
-             "are sequential. Peer libraries (tomotopy, lda) are measured by benchmarks/bench_lda.py.",
+        scale=_scale(profile, "one shared 2-core machine (paper: 4 nodes x 36 threads); MPI ranks run on the same machine"),
+        paper_value="570M tokens/s (4 x 36 threads, 'Large' corpus, ~171 x 10^9 tokens) vs 112M (F+LDA) and 60M "
+                    "(LightLDA): 5.1x and 9.5x by the paper's own numbers",
+        details=details,
+        note="holds = at every thread count both ran, ESCA's mean fit time to the target held-out LL (CGS's final "
+             f"- {quality_tol} nats/word, interpolated between evaluations) is below tomotopy's; one-thread fits are "
+             "timed by process CPU time, two-thread fits by wall time (details give both). 'Over an order of "
+             "magnitude' on 4 x 36 threads against F+LDA / LightLDA: not testable at this scale (neither peer runs "
+             "here, 2 cores, ~10^6 tokens); the measured ratios are reported, and the paper's own numbers give "
+             "5.1x over F+LDA. tomotopy (C++ CGS with SIMD kernels) is run by the pipeline itself, a pinned "
+             "dependency, with hyper-parameter optimisation off (peers.py); benchmarks/README_lda.md has the "
+             "paired speed ratios on more corpora.",
     )
 
 

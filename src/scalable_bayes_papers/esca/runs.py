@@ -25,6 +25,7 @@ from scalable_bayes.inference.gmm_sem import GMMParams, fit_em_sem, gmm_loglik, 
 from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs, top_words
 
 from .data import heldout_docs, make_gmm_data, training_docs
+from .peers import TomotopyLDA
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +35,10 @@ METHODS = {
     "ESCA_plain": (ESCA, {"sampler": "plain"}),
     "CGS": (CollapsedGibbs, {}),
     "CVB0": (CVB0, {}),
+    "tomotopy": (TomotopyLDA, {}),  # the fastest peer the pipeline runs (throughput claim; peers.py)
 }
+# engines whose iteration runs on several threads (CGS and CVB0 sweeps are sequential)
+PARALLEL_METHODS = ("ESCA", "ESCA_plain", "tomotopy")
 
 
 def make_estimator(method, **kw):
