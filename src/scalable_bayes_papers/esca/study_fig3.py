@@ -57,12 +57,13 @@ def study(seeds, severities, iters, n_components=30, n_train=10_000, n_test=1_00
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
     """Per (iterations, method, severity): mean paired difference to EM (same seed, same budget), its
     s.e., mean missed clusters, and the correlation over seeds of the difference with the missed count."""
-    em = df[df["method"] == "EM"].set_index(["n_iter", "seed"])["test_ll"]
     out = []
     for (n, m, s), g in df[df["method"] != "EM"].groupby(["n_iter", "method", "severity"]):
-        diff = g.set_index(["n_iter", "seed"])["test_ll"] - em
-        miss = g.set_index(["n_iter", "seed"])["missed"]
-        em_miss = df[(df["method"] == "EM") & (df["n_iter"] == n)]["missed"]
+        em = df[(df["method"] == "EM") & (df["n_iter"] == n)].set_index("seed")
+        g = g.set_index("seed")
+        diff = (g["test_ll"] - em["test_ll"]).dropna()
+        miss = g.loc[diff.index, "missed"]
+        em_miss = em["missed"]
         out.append({"n_iter": n, "method": m, "severity": s, "minus_em_mean": diff.mean(),
                     "minus_em_se": diff.std(ddof=1) / np.sqrt(len(diff)), "missed_mean": miss.mean(),
                     "em_missed_mean": em_miss.mean(),
@@ -78,16 +79,21 @@ def _seeds(txt):
 
 
 def main(argv=None):
+    """Command line; ``--summarise CSV`` only summarises an earlier run's table."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
     p.add_argument("--seeds", default="0-19", type=_seeds)
     p.add_argument("--n-train", type=int, default=10_000)
     p.add_argument("--severities", type=float, nargs="+", default=[0.5, 1.0])
     p.add_argument("--iters", type=int, nargs="+", default=[100, 400])
+    p.add_argument("--summarise", action="store_true", help="summarise the table already at --out")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    df = study(a.seeds, a.severities, a.iters, n_train=a.n_train)
-    df.to_csv(a.out, index=False)
+    if a.summarise:
+        df = pd.read_csv(a.out)
+    else:
+        df = study(a.seeds, a.severities, a.iters, n_train=a.n_train)
+        df.to_csv(a.out, index=False)
     s = summarise(df)
     s.to_csv(a.out.replace(".csv", "_summary.csv"), index=False)
     print(s.round(4).to_string(index=False))
