@@ -113,3 +113,17 @@ def test_missed_clusters_counts_true_clusters_without_a_fitted_component():
     merged = true._replace(means=np.repeat(true.means[:1], 4, axis=0))  # every fitted mean on cluster 0
     far = np.linalg.norm(true.means - true.means[0], axis=1) > 3 * np.sqrt(np.diagonal(true.covs, axis1=1, axis2=2).max(1))
     assert missed_clusters(merged, true) == int(far.sum()) > 0
+
+
+def test_study_fig3_summary_pairs_each_budget_with_em_of_that_budget():
+    from scalable_bayes_papers.esca.study_fig3 import summarise
+
+    rows = []
+    for n, shift in ((100, 0.0), (400, 1.0)):  # every LL of the 400-iteration runs one nat higher
+        for seed in range(3):
+            rows.append({"seed": seed, "n_iter": n, "method": "EM", "severity": 0.0, "test_ll": -6.0 + shift, "missed": 0})
+            rows.append({"seed": seed, "n_iter": n, "method": "SEM", "severity": 1.0,
+                         "test_ll": -6.0 + shift - 0.01 * seed, "missed": seed})
+    s = summarise(pd.DataFrame(rows)).set_index("n_iter")
+    assert s.loc[100, "minus_em_mean"] == pytest.approx(-0.01) == s.loc[400, "minus_em_mean"]
+    assert s.loc[400, "missed_mean"] == 1.0 and s.loc[100, "corr_diff_missed"] == pytest.approx(-1.0)

@@ -105,3 +105,22 @@ def test_tomotopy_runs_like_the_other_engines_and_rejects_bad_input():
         TomotopyLDA(n_topics=3, n_iter=1).fit(X, X_heldout=X[:, :10])
     with pytest.raises(ValueError, match="non-negative integer counts"):
         TomotopyLDA(n_topics=3, n_iter=1).fit(sp.csr_matrix(np.array([[1.5, 2.0]])))
+
+
+def test_study_throughput_summary_pairs_runs_of_one_seed_and_repeat():
+    from scalable_bayes_papers.esca.study_throughput import summarise
+
+    rows = []
+    for seed in (0, 1):
+        for rep in (0, 1):
+            for m, iters, cpi in [("ESCA", 25.0, 0.06), ("tomotopy", 15.0, 0.12)]:
+                k = 1 + 0.1 * seed  # seed 1: both engines 10% slower per iteration
+                rows.append({"seed": seed, "method": m, "threads": 1, "repeat": rep, "iters_to_target": iters,
+                             "cpu_per_iter_s": cpi * k, "wall_per_iter_s": 2 * cpi * k,
+                             "cpu_to_target_s": iters * cpi * k, "wall_to_target_s": 2 * iters * cpi * k})
+    rows.append({"seed": 0, "method": "CGS", "threads": 1, "repeat": 0, "iters_to_target": 15.0})
+    s = summarise(pd.DataFrame(rows)).iloc[0]
+    assert s["pairs"] == 4 and s["iters_to_target_ratio_median"] == pytest.approx(0.6)
+    assert s["cpu_per_iter_s_ratio_median"] == pytest.approx(2.0)
+    # time to the target = iterations x time per iteration: 0.6 x 2.0 = 1.2, in every pair
+    assert s["cpu_to_target_s_ratio_min"] == pytest.approx(1.2) and s["wall_to_target_s_ratio_max"] == pytest.approx(1.2)
