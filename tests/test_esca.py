@@ -14,7 +14,7 @@ from scalable_bayes.corpora import align_vocabulary
 from scalable_bayes.inference.gmm_sem import fit_em_sem, gmm_loglik
 from scalable_bayes.inference.lda import top_words
 from scalable_bayes_papers.esca.data import make_gmm_data
-from scalable_bayes_papers.esca.runs import init_params, run_fig3_scenario, run_lda
+from scalable_bayes_papers.esca.runs import init_params, run_fig3_seed, run_lda
 from scalable_bayes_papers.esca.tables import tabu1
 
 
@@ -28,31 +28,20 @@ def test_em_train_likelihood_never_decreases():
     assert all(b >= a - 1e-6 for a, b in zip(tr, tr[1:])), tr
 
 
-@pytest.mark.parametrize("scenario", ["good", "bad"])
-def test_sem_close_to_em_and_truth(scenario):
-    df = run_fig3_scenario(scenario=scenario, seed=3, n_components=5, n_train=5000, n_test=1000, n_iter=40)
-    last = df[df["iteration"] == 40].set_index("method")["test_ll"]
+def test_sem_close_to_em_and_truth():
+    """On an easy 5-cluster mixture SEM from EM's own start (severity 0) ends within 0.05 nats/point of EM
+    and of the true parameters; from the bad box (severity 1) it climbs from its start to within 0.3 of
+    the truth (a bad start may end in a worse local optimum: that is the claim's question, not this test's)."""
+    df = run_fig3_seed(seed=3, severities=[0.0, 1.0], n_restarts=2, n_components=5, n_train=5000, n_test=1000,
+                       n_iter=40)
+    last = df[df["iteration"] == 40]
+    em = last[(last["method"] == "EM") & (last["restart"] == 0)]["test_ll"].item()
     truth = df["true_test_ll"].iloc[0]
-    assert abs(last["SEM"] - last["EM"]) / abs(last["EM"]) < 0.05, last
-    assert last["SEM"] > truth - 0.3, (last, truth)
-    first = df[df["iteration"] == 0].set_index("method")["test_ll"]
-    assert last["SEM"] > first["SEM"]
-
-
-def test_fig3_bad_scenario_has_em_from_the_bad_start():
-    """The reference series EM_bad is EM (deterministic) run from SEM's bad initialisation."""
-    kw = dict(seed=2, n_components=4, n_train=3000, n_test=300, n_iter=8)
-    df = run_fig3_scenario(scenario="bad", **kw)
-    assert sorted(df["method"].unique()) == ["EM", "EM_bad", "SEM"]
-    first = df[df["iteration"] == 0].set_index("method")["test_ll"]
-    assert first["EM_bad"] == first["SEM"] and first["EM_bad"] != first["EM"]
-    X, Xte, _ = make_gmm_data(4, 3000, 300, seed=2)
-    rng = np.random.default_rng([2, 1])
-    init_params(X, 4, "good", rng)
-    _, hist = fit_em_sem(X, Xte, init_params(X, 4, "bad", rng), "EM", 8, seed=99)
-    got = df[df["method"] == "EM_bad"].sort_values("iteration")["test_ll"].to_numpy()
-    np.testing.assert_allclose(got, [h["test_ll"] for h in hist], rtol=1e-12)
-    assert "EM_bad" not in run_fig3_scenario(scenario="good", **kw)["method"].unique()
+    for s in (0.0, 1.0):
+        sem = last[(last["method"] == "SEM") & (last["severity"] == s)]["test_ll"].item()
+        start = df[(df["iteration"] == 0) & (df["method"] == "SEM") & (df["severity"] == s)]["test_ll"].item()
+        tol = 0.05 if s == 0.0 else 0.3
+        assert abs(sem - em) < tol and sem > truth - tol and sem > start + 0.1, (s, sem, em, truth, start)
 
 
 def test_gmm_loglik_matches_scipy():
@@ -234,24 +223,6 @@ def test_tabu3_runs_keep_every_topic_and_the_table_shows_the_first(tmp_path):
     assert t["top_words"].tolist() == top_words(est.components_, c.vocab, 2, 5)["top_words"].tolist()
     claim = claims.check_tabu3(t, {"run": {"n_topics": 4, "n_iter": 3}}, "test")
     assert claim.holds is None and "toy topic 1:" in claim.measured
-
-
-def test_throughput_table_and_claim():
-    from scalable_bayes_papers.esca import claims, tables
-
-    rows = []
-    for method, thr, tps in [("ESCA", 1, 5e6), ("ESCA", 2, 8e6), ("CGS", 1, 3e6)]:
-        for it in (0, 2):
-            rows.append({"train_corpus": "toy", "method": method, "threads": thr, "n_topics": 10, "alpha": 0.5,
-                         "beta": 0.1, "iteration": it, "n_tokens": 1000, "wall_time": 0.1 * it, "tokens_per_s": tps,
-                         "heldout_ll": -8.0, "state_bytes": 2**20, "peak_rss_mib": 100.0})
-    mpi = pd.DataFrame({"iteration": [0, 2], "train_corpus": "toy", "threads": 1, "ranks": 2, "n_topics": 10,
-                        "n_tokens": 1000, "wall_time": [0.0, 0.3], "tokens_per_s": 4e6, "heldout_ll": [-9.0, -8.5]})
-    t = tables.throughput(pd.DataFrame(rows), [mpi])
-    assert len(t) == 4 and t["iterations"].eq(2).all() and t.loc[t["method"] == "ESCA_MPI", "ranks"].item() == 2
-    claim = claims.check_throughput(t, "test")
-    assert claim.holds is True and "2 ranks 4.00M tok/s (held-out LL -8.5000)" in claim.measured
-    assert "ESCA 5.00M tok/s (1 thr), 8.00M (2 thr); CGS 3.00M" in claim.measured
 
 
 def test_a_fit_that_compiles_the_kernels_equals_one_that_loads_them(tmp_path):

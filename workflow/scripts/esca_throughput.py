@@ -7,7 +7,8 @@ from scalable_bayes_papers.esca import claims, tables
 
 setup_logging(snakemake.log[0])
 df = pd.concat([pd.read_parquet(f) for f in snakemake.input.runs], ignore_index=True)
-table = tables.throughput(df, [pd.read_parquet(f) for f in snakemake.input.mpi])
+tol = snakemake.params.quality_tol
+table = tables.throughput(df, [pd.read_parquet(f) for f in snakemake.input.mpi], quality_tol=tol)
 save_table(table, snakemake.output.csv)
 save_table(table, snakemake.output.md)
-write_claim(snakemake.output.claim, claims.check_throughput(table, snakemake.params.profile))
+write_claim(snakemake.output.claim, claims.check_throughput(table, snakemake.params.profile, quality_tol=tol))

@@ -38,12 +38,6 @@ def _reach_by_method(d, target, clock):
             for m, dm in d.groupby("method")}
 
 
-def time_to_reach(df, target):
-    """First wall time at which heldout_ll >= target (NaN if never)."""
-    hit = df[df["heldout_ll"] >= target]
-    return float(hit["wall_time"].min()) if len(hit) else float("nan")
-
-
 def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
     """ESCA reaches CGS's held-out LL and gets there first; ``df``: the Fig. 2 run tables, concatenated."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
@@ -100,46 +94,84 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
 # ---------------------------------------------------------------------------- Fig. 3
 
 
-def _rel_shortfall(fin, method):
-    """Per seed, how far ``method``'s final test LL lies below EM's, relative to EM's (> 0: below)."""
-    return ((fin["EM"] - fin[method]) / fin["EM"].abs()).to_dict()
+def fig3_final_differences(df: pd.DataFrame) -> dict:
+    """Paired final test-LL differences of Fig. 3 (nats per test point), from the run tables of
+    :func:`scalable_bayes_papers.esca.runs.run_fig3_seed`:
+
+    * ``restart_pairs``: |EM_r - EM_r'| over every seed and every pair of k-means++ restarts r < r'
+      (the spread of EM restarts: how far apart two equally good EM runs end);
+    * ``restarts_vs_0``: EM_r - EM_0 for r >= 1, per seed;
+    * ``sem[s]`` / ``em_same_start[s]``: per seed, SEM (or EM) from the start of severity s minus EM
+      from k-means++ restart 0 (the paper's EM curve; same data, the s = 0 start is EM's own).
+    Series indexed by seed (sem / em_same_start / restarts_vs_0) or a flat array (restart_pairs)."""
+    last = df[df["iteration"] == df["iteration"].max()]
+    em = last[last["method"] == "EM"].pivot_table(index="seed", columns="restart", values="test_ll")
+    if 0 not in em.columns or em.shape[1] < 2:
+        raise ValueError("Fig. 3 run tables need EM from k-means++ restart 0 and at least one more restart")
+    pairs = [(em[a] - em[b]).abs().to_numpy() for a, b in itertools.combinations(sorted(em.columns), 2)]
+    out = {"restart_pairs": np.concatenate(pairs), "em0": em[0],
+           "restarts_vs_0": em.drop(columns=0).sub(em[0], axis=0), "sem": {}, "em_same_start": {}}
+    for method, key in (("SEM", "sem"), ("EM_same_start", "em_same_start")):
+        d = last[last["method"] == method]
+        for s, ds in d.groupby("severity"):
+            out[key][float(s)] = ds.set_index("seed")["test_ll"].sub(em[0]).dropna()
+    return out
 
 
 def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
-    """SEM reaches EM's test LL in both initialisation scenarios; ``df``: the Fig. 3 run tables."""
-    rel_tol = float(settings.get("rel_tol", 0.01))
-    parts, ok, details = [], [], {}
-    for scen in ["good", "bad"]:
-        d = df[df["scenario"] == scen]
-        last = d[d["iteration"] == d["iteration"].max()].groupby("method")["test_ll"].mean()
-        gap = abs(last["SEM"] - last["EM"]) / abs(last["EM"])
-        ok.append(bool(gap <= rel_tol or last["SEM"] >= last["EM"]))
-        fin = d[d["iteration"] == d["iteration"].max()].pivot_table(index="seed", columns="method", values="test_ll")
-        seed_gap = _rel_shortfall(fin, "SEM")
-        parts.append(f"{scen} init: final test LL EM {last['EM']:.4f}, SEM {last['SEM']:.4f} (rel. gap {gap:.4f}; "
-                     "per seed SEM shortfall " + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in seed_gap.items()) + ")")
-        details[scen] = {"EM": float(last["EM"]), "SEM": float(last["SEM"]), "rel_gap": float(gap),
-                         "sem_rel_shortfall_per_seed": {int(k): float(v) for k, v in seed_gap.items()}}
-        if "EM_bad" in fin:  # reference: EM from SEM's bad start (not part of the verdict)
-            em_bad = _rel_shortfall(fin, "EM_bad")
-            parts[-1] += (f"; reference, EM from the same bad start: {last['EM_bad']:.4f} (per seed shortfall "
-                          + ", ".join(f"{int(k)}: {v:+.4f}" for k, v in em_bad.items()) + ")")
-            details[scen]["EM_bad"] = float(last["EM_bad"])
-            details[scen]["em_bad_rel_shortfall_per_seed"] = {int(k): float(v) for k, v in em_bad.items()}
+    """SEM reaches EM's test LL from starts of every severity; ``df``: the Fig. 3 run tables (run_fig3_seed).
+
+    Re-posed on an absolute, paired scale (issue 17, item 8): a relative tolerance on a log-likelihood
+    depends on the data's scale (x10 on the data shifts every LL by -2 log 10 and turns the same gap
+    into a smaller relative one). Here "comparable" is measured against EM itself: SEM from a start
+    of severity s is comparable when its mean paired shortfall to EM (same data, EM from k-means++
+    restart 0) is no larger than the mean difference between two k-means++ restarts of EM."""
+    f = fig3_final_differences(df)
+    scale = float(np.mean(f["restart_pairs"]))
     n_seeds = df["seed"].nunique()
+    parts, ok, details = [], [], {"em_restart_spread": scale,
+                                  "em_restart_pair_quantiles": {q: float(np.quantile(f["restart_pairs"], q))
+                                                                for q in (0.5, 0.9)},
+                                  "n_restarts": int(df.loc[df["method"] == "EM", "restart"].nunique()),
+                                  "n_seeds": int(n_seeds), "severity": {}}
+    parts.append(f"EM restart spread (mean |EM_r - EM_r'| over {len(f['restart_pairs'])} pairs of k-means++ "
+                 f"restarts): {scale:.4f} nats/point (median {np.median(f['restart_pairs']):.4f}, 90% "
+                 f"{np.quantile(f['restart_pairs'], 0.9):.4f})")
+    for s, dsem in sorted(f["sem"].items()):
+        m, se = float(dsem.mean()), float(dsem.std(ddof=1) / np.sqrt(len(dsem))) if len(dsem) > 1 else float("nan")
+        holds = bool(m >= -scale)
+        ok.append(holds)
+        txt = (f"severity {s:g}: SEM - EM {m:+.4f} +- {se:.4f} (mean +- s.e. over {len(dsem)} seeds; SEM >= EM on "
+               f"{int((dsem >= 0).sum())}/{len(dsem)}; {'within' if holds else 'beyond'} the restart spread)")
+        det = {"sem_minus_em_mean": m, "sem_minus_em_se": se, "sem_ge_em_seeds": int((dsem >= 0).sum()),
+               "sem_minus_em_per_seed": {int(k): float(v) for k, v in dsem.items()}, "holds": holds}
+        if s in f["em_same_start"]:
+            dem = f["em_same_start"][s]
+            both = pd.concat([dsem, dem], axis=1, keys=["sem", "em"]).dropna()
+            wins = int((both["sem"] > both["em"]).sum())
+            txt += f"; EM from the same start {float(dem.mean()):+.4f}, SEM above it on {wins}/{len(both)} seeds"
+            det.update({"em_same_start_minus_em_mean": float(dem.mean()), "sem_above_em_same_start_seeds": wins})
+        parts.append(txt)
+        details["severity"][s] = det
     return Claim(
         id="ESCA-Fig3", paper="esca",
-        claim="SEM is well behaved: it reaches a test log-likelihood comparable to EM, even from a bad initialisation.",
+        claim="SEM is well behaved: it reaches a test log-likelihood comparable to EM's, whether it gets EM's "
+              "initialisation or a deliberately bad one.",
         measured="; ".join(parts), holds=all(ok),
         scale=_scale(profile, f"{settings['n_train']} train / {settings['n_test']} test points, "
-                              f"{settings['n_iter']} iterations, {n_seeds} seeds"),
+                              f"{settings['n_iter']} iterations, {n_seeds} seeds, "
+                              f"{details['n_restarts']} k-means++ restarts of EM per seed"),
+        paper_value="curves only (App. A, Fig. 3); sizes as stated: 2-D, K = 30, 100,000 train / 1,000 test",
         details=details,
-        note=f"holds = final SEM test LL (mean over seeds) within {rel_tol:.0%} (relative) of EM's, or above it, in both "
-             "scenarios. A seed whose SEM run from the bad start settles in a worse local optimum is a finding about "
-             "that initialisation, not an iteration-budget artefact (see the per-seed shortfalls, and config/README.md "
-             "for a run with 4x the iterations). EM run from the same "
-             "bad start is shown as a reference (dashed; not in the paper, not part of the verdict). "
-             "Generating parameters, priors and the bad initialisation are not stated in the paper (the choices are in src/scalable_bayes_papers/esca/README.md).",
+        note="holds = at every initialisation severity s (start means (1 - s) x k-means++ + s x a 1 x 1 box at the "
+             "data mean; s = 0 is EM's own start, s = 1 the old 'bad' start), SEM's final test LL minus EM's "
+             "(paired by seed: same data; EM from k-means++ restart 0), averaged over seeds, is >= minus the EM "
+             "restart spread (the mean |difference| between the final test LLs of two k-means++ restarts of EM on "
+             "the same data). Absolute nats per test point, so a rescaling of the data cannot move the verdict. "
+             "EM from SEM's start (EM_same_start) is the paired control, not part of the verdict. Generating "
+             "parameters, priors and starts are ours. Where it does not hold: the deciding experiment "
+             "(scalable_bayes_papers.esca.study_fig3: 4x the iterations, missed true clusters) and its finding "
+             "are in src/scalable_bayes_papers/esca/README.md, Fig. 3.",
     )
 
 
@@ -155,7 +187,7 @@ def _max_gap(a: pd.Series, b: pd.Series) -> float:
 
 
 def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
-    """Sparse + alias ESCA tracks plain SCA per iteration and is faster; ``df``: the Fig. 5 run tables.
+    """Sparse + alias ESCA tracks plain SCA per iteration and gets there sooner; ``df``: the Fig. 5 run tables.
 
     "Same perplexity per iteration" is tested against the sampler's own seed-to-seed spread: the gap between
     the two engines' mean curves (over seeds) must not exceed the largest gap between two seeds of one
@@ -175,26 +207,34 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
         envelope = max((_max_gap(per_seed[(m, a)], per_seed[(m, b)]) for m in ("ESCA", "ESCA_plain")
                         for a, b in pairs), default=float("nan"))
         bar = envelope if pairs else FIG5_BAR
-        t = d[d["iteration"] == d["iteration"].max()].groupby("method")["wall_time"].mean()
+        last = d[d["iteration"] == d["iteration"].max()]
+        t = last.groupby("method")["wall_time"].mean()
         speed = float(t["ESCA_plain"] / t["ESCA"])
+        per_seed = last.pivot_table(index="seed", columns="method", values="wall_time")
+        seed_speed = (per_seed["ESCA_plain"] / per_seed["ESCA"]).dropna()
         ok.append(bool(diff <= bar and speed > 1.0))
         parts.append(f"K={K}: max |LL(sparse) - LL(plain)| over iterations {diff:.4f} nats/word "
                      + (f"(mean of {len(seeds)} seeds; seed-to-seed envelope {envelope:.4f})" if pairs
                         else f"(one seed; bar {FIG5_BAR})")
-                     + f", plain/sparse fit time {speed:.2f}x")
+                     + f", plain/sparse fit time to the last iteration {speed:.2f}x (per seed "
+                     + f"{seed_speed.min():.2f}-{seed_speed.max():.2f}x)")
         details[int(K)] = {"max_abs_ll_diff": diff, "seed_envelope": envelope, "speedup": speed,
+                           "speedup_per_seed": {int(k): float(v) for k, v in seed_speed.items()},
                            "n_seeds": len(seeds)}
     return Claim(
         id="ESCA-Fig5", paper="esca",
-        claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and is much faster in time.",
+        claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and reaches it sooner "
+              "in wall time (App. G, Fig. 5 plots perplexity over time; the paper gives no speed-up factor).",
         measured="; ".join(parts), holds=all(ok),
         scale=_scale(profile, f"{df['train_corpus'].iloc[0]} ({int(df['n_tokens'].iloc[0])} tokens), "
                               f"{int(df['iteration'].max())} iterations, {len(seeds)} seeds"),
         details=details,
         note="holds = the gap between the two engines' mean held-out LL curves (after iteration 0) is within the "
              "seed-to-seed envelope (the largest gap between two seeds of one engine; with one seed: "
-             f"{FIG5_BAR} nats/word) and sparse is faster at every K. 'Much faster' is not tested (the measured "
-             "ratio is reported).",
+             f"{FIG5_BAR} nats/word) and sparse's mean wall time to the last iteration (fit only, both engines on "
+             "the rule's threads, same iterations, hence the same perplexity) is below plain's at every K. The "
+             "paper's Fig. 5 shows curves and no factor, so no size of the speed-up is claimed or tested (the "
+             "catalogue's 'much faster' is dropped); the measured ratio is reported.",
     )
 
 
@@ -219,51 +259,110 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
         parts.append(f"train {tr}/test {te}: SCA vs CGS final perplexity, worst relative excess {worst:+.3f} "
                      f"over {len(rel)} (K, beta) settings")
         details[f"{tr}->{te}"] = {f"K={k},beta={b}": v for (k, b), v in rel.items()}
+        # the time panel (information, not part of the verdict): CPU time (every Fig. 6 run is single-
+        # threaded) for each engine to reach CGS's final perplexity + rel_tol at the base (K, beta)
+        K0, b0 = int(settings["run"]["n_topics"]), float(settings["run"]["beta"])
+        base = d[(d["n_topics"] == K0) & np.isclose(d["beta"], b0)]
+        if len(base) and "CGS" in set(base["method"]):
+            clock = "cpu_time" if "cpu_time" in base and base["cpu_time"].notna().all() else "wall_time"
+            p_cgs = float(np.exp(-base[(base["method"] == "CGS") & (base["iteration"] == last_it)]["heldout_ll"]).mean())
+            target = -np.log(p_cgs * (1 + rel_tol))
+            t_hit = _reach_by_method(base, target, clock)
+            t_end = base[base["iteration"] == last_it].groupby("method")[clock].mean().to_dict()
+            parts[-1] += (f"; time panel (K = {K0}, beta = {b0:g}, not tested): {clock.replace('_', ' ')} to CGS's "
+                          f"final perplexity + {rel_tol:.0%}: " + ", ".join(f"{m} {v:.1f}s" for m, v in sorted(t_hit.items()))
+                          + f" (to iteration {int(last_it)}: " + ", ".join(f"{m} {v:.1f}s" for m, v in sorted(t_end.items())) + ")")
+            details[f"{tr}->{te}"]["time_panel"] = {"clock": clock, "target_perplexity": p_cgs * (1 + rel_tol),
+                                                   "time_to_target_s": t_hit, "time_to_last_iteration_s": t_end}
     return Claim(
         id="ESCA-Fig6", paper="esca",
-        claim="SCA's perplexity per iteration is comparable to CGS and CVB0 across numbers of topics and beta, "
-              "and competitive in wall time even without the sparse/alias tricks.",
+        claim="SCA's perplexity per iteration is comparable to CGS and CVB0 across numbers of topics and beta "
+              "(App. G, Fig. 6; its time panel runs SCA without sparsity or alias, 'hence slower': no timed claim).",
         measured="; ".join(parts), holds=all(ok),
         scale=_scale(profile, f"{int(last_it)} iterations (paper 75), Reuters-21578 stand-in for RCV1, "
                               f"Wikipedia sample; {df['seed'].nunique()} seeds"),
         details=details,
         note=f"holds = SCA's final perplexity at most {rel_tol:.0%} above CGS's at every (K, beta) of the grid. "
-             "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped).",
+             "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped). "
+             "Wall time is not part of the claim: the paper's caption says this SCA is slower, and 'competitive in "
+             "wall time' (the catalogue's words) is dropped; the time panel's numbers are reported (measured, "
+             "details.time_panel).",
     )
 
 
 # ---------------------------------------------------------------------------- throughput table
 
 
-def check_throughput(t: pd.DataFrame, profile) -> Claim:
-    """ESCA's tokens/s above CGS's and CVB0's; ``t``: the throughput table (tables.throughput)."""
-    parts, ok = [], []
-    for c, d in t.groupby("corpus"):
-        best_esca = d[d["method"] == "ESCA"]["tokens_per_s"].max()
-        others = d[d["method"].isin(["CGS", "CVB0"])].set_index("method")["tokens_per_s"]
-        ok.append(bool(len(others) and best_esca > others.max()))
-        e1 = d[(d["method"] == "ESCA") & (d["threads"] == d["threads"].min())]["tokens_per_s"]
-        e2 = d[(d["method"] == "ESCA") & (d["threads"] == d["threads"].max())]["tokens_per_s"]
+PEER = "tomotopy"  # the fastest peer the pipeline runs (runs.METHODS, peers.py)
+
+
+def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Claim:
+    """The paper's throughput point, tested where it can be; ``t``: the throughput table (tables.throughput).
+
+    Paper (abstract, Sec. 4, Sec. 5): "over an order of magnitude faster than the fastest current
+    approaches", from 570M tokens/s on 4 x 36 threads against 112M (F+LDA, personal communication) and
+    60M (LightLDA). Not testable here (2 cores, no F+LDA or LightLDA, ~10^6 tokens instead of 1.7 x 10^11).
+    Tested: at equal held-out quality (CGS's final held-out LL - ``quality_tol``), ESCA reaches the
+    target before the fastest peer the pipeline runs (tomotopy) at every thread count both ran, one
+    thread by CPU time, more by wall time (tables.verdict_clock). Tokens/s of every engine are reported."""
+    parts, ok, details = [], [], {}
+    for c, d in t.groupby("corpus", sort=False):
         mpi = d[d["method"] == "ESCA_MPI"]
         if len(mpi):
             parts.append(f"{c}: ESCA over MPI " + ", ".join(
                 f"{int(r.ranks)} ranks {r.tokens_per_s / 1e6:.2f}M tok/s (held-out LL {r.heldout_ll:.4f})"
                 for r in mpi.itertuples()))
-        parts.append(f"{c}: ESCA {e1.iloc[0] / 1e6:.2f}M tok/s ({d['threads'].min()} thr), "
-                     f"{e2.iloc[0] / 1e6:.2f}M ({d['threads'].max()} thr); "
-                     + ", ".join(f"{m} {v / 1e6:.2f}M" for m, v in others.items())
-                     + f"; ESCA state {d[d['method'] == 'ESCA']['sampler_state_bytes'].iloc[0] / 2**20:.1f} MiB vs "
-                       f"CGS {d[d['method'] == 'CGS']['sampler_state_bytes'].iloc[0] / 2**20:.1f} MiB"
-                     if "CGS" in set(d["method"]) else "")
+        d = d[d["method"] != "ESCA_MPI"]
+        target = float(d["target_ll"].dropna().iloc[0]) if d["target_ll"].notna().any() else float("nan")
+        tps = ", ".join(f"{r.method} {r.tokens_per_s / 1e6:.2f}M ({int(r.threads)} thr)"
+                        for r in d.sort_values(["method", "threads"]).itertuples())
+        txt = f"{c}: tokens/s {tps}"
+        det = {"target_ll": target, "rows": {}}
+        for r in d.itertuples():
+            det["rows"][f"{r.method}@{int(r.threads)}"] = {
+                "tokens_per_s": float(r.tokens_per_s), "final_ll": float(r.heldout_ll), "iterations": int(r.iterations),
+                "clock": r.target_clock, "time_to_target_s": float(r.time_to_target_s),
+                "wall_to_target_s": float(r.wall_to_target_s)}
+        if np.isfinite(target):
+            txt += (f"; time to held-out LL {target:.4f} (CGS final - {quality_tol}): "
+                    + ", ".join(f"{r.method} {r.time_to_target_s:.2f}s ({int(r.threads)} thr, "
+                                f"{r.target_clock.replace('_time', '')}; final {r.heldout_ll:.4f} after {int(r.iterations)} it)"
+                                for r in d.sort_values(["method", "threads"]).itertuples()))
+            esca = d[d["method"] == "ESCA"].set_index("threads")
+            peer = d[d["method"] == PEER].set_index("threads")
+            for th in sorted(set(esca.index) & set(peer.index)):
+                te, tp = float(esca.loc[th, "time_to_target_s"]), float(peer.loc[th, "time_to_target_s"])
+                ratio = tp / te if te > 0 else float("nan")
+                ok.append(bool(np.isfinite(te) and te < tp))
+                tok = float(esca.loc[th, "tokens_per_s"] / peer.loc[th, "tokens_per_s"])
+                txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x (tokens/s {tok:.2f}x; "
+                        f"paper's order of magnitude: {'reached' if ratio >= 10 else 'not reached'} at this scale)")
+                det[f"peer_over_esca_time_to_target_{th}thr"] = ratio
+                det[f"esca_over_peer_tokens_per_s_{th}thr"] = tok
+        parts.append(txt)
+        details[c] = det
     return Claim(
         id="ESCA-Throughput", paper="esca",
-        claim="ESCA processes more tokens per second than the CGS and CVB0 baselines "
-              "(paper: 570M tokens/s on 4 nodes vs 112M for F+LDA and 60M for LightLDA).",
+        claim="ESCA is over an order of magnitude faster than the fastest current approaches (570M tokens/s on 4 x 36 "
+              "threads vs 112M for F+LDA and 60M for LightLDA) with predictive power competitive with CGS. "
+              "Tested here: at equal held-out quality ESCA reaches the target before the fastest peer the "
+              "pipeline runs (tomotopy), on 1 and 2 threads.",
         measured="; ".join(parts), holds=all(ok) if ok else None,
-        scale=_scale(profile, "one shared 2-core machine; MPI ranks run on the same machine"),
-        paper_value="570M tokens/s (4 x 36 threads, 'Large' corpus)",
-        note="Absolute tokens/s depend on the load of the shared machine; compare rows of one run. CGS/CVB0 sweeps "
-             "are sequential. Peer libraries (tomotopy, lda) are measured by benchmarks/bench_lda.py.",
+        scale=_scale(profile, "one shared 2-core machine (paper: 4 nodes x 36 threads); MPI ranks run on the same machine"),
+        paper_value="570M tokens/s (4 x 36 threads, 'Large' corpus, ~171 x 10^9 tokens) vs 112M (F+LDA) and 60M "
+                    "(LightLDA): 5.1x and 9.5x by the paper's own numbers",
+        details=details,
+        note="holds = at every thread count both ran, ESCA's mean fit time to the target held-out LL (CGS's final "
+             f"- {quality_tol} nats/word, interpolated between evaluations) is below tomotopy's; one-thread fits are "
+             "timed by process CPU time, two-thread fits by wall time (details give both). 'Over an order of "
+             "magnitude' on 4 x 36 threads against F+LDA / LightLDA: not testable at this scale (neither peer runs "
+             "here, 2 cores, ~10^6 tokens); the measured ratios are reported, and the paper's own numbers give "
+             "5.1x over F+LDA. tomotopy (C++ CGS with SIMD kernels) is run by the pipeline itself, a pinned "
+             "dependency, with hyper-parameter optimisation off (peers.py); benchmarks/README_lda.md has the "
+             "paired speed ratios on more corpora. Where time to the target splits into iterations (the "
+             "algorithm) and time per iteration (the implementation and the machine's load), and what the "
+             "repeated pairs found: the deciding experiment (scalable_bayes_papers.esca.study_throughput) in "
+             "src/scalable_bayes_papers/esca/README.md, Throughput.",
     )
 
 

@@ -13,9 +13,8 @@ from scalable_bayes.plotting.style import plate_diagram, plt, savefig, style
 from .static import FIG1_SPEC, FIG4_SPEC
 
 COLORS = {"ESCA": "#0072B2", "ESCA_plain": "#56B4E9", "CGS": "#D55E00", "CVB0": "#009E73", "EM": "#D55E00",
-          "SEM": "#0072B2", "EM_bad": "#CC79A7"}
-LABELS = {"ESCA": "ESCA (sparse + alias)", "ESCA_plain": "SCA (plain)", "CGS": "CGS", "CVB0": "CVB0",
-          "EM_bad": "EM from SEM's bad start"}
+          "SEM": "#0072B2"}
+LABELS = {"ESCA": "ESCA (sparse + alias)", "ESCA_plain": "SCA (plain)", "CGS": "CGS", "CVB0": "CVB0"}
 
 
 def _mean_curve(d, x):
@@ -48,25 +47,53 @@ def fig2(df, settings, out):
 
 
 def fig3(df, settings, out):
-    """Test LL of EM and SEM per iteration (mean +- sd over seeds), one panel per initialisation scenario."""
+    """Left: test LL per iteration (mean over seeds) of EM from its k-means++ start, SEM from starts of
+    every severity and EM from the same (bad) starts (dashed). Right: the claim's paired scale, per
+    seed the final test LL minus EM's (restart 0): other k-means++ restarts of EM, SEM and EM from each
+    severity's start, with the band +- the mean |difference| between two EM restarts."""
+    from .claims import fig3_final_differences
+
+    sevs = sorted(df.loc[df["method"] == "SEM", "severity"].unique())
+    cmap = plt.get_cmap("viridis")
+    shade = {s: cmap(0.85 * i / max(len(sevs) - 1, 1)) for i, s in enumerate(sevs)}
+    f = fig3_final_differences(df)
+    band = float(np.mean(f["restart_pairs"]))
     with style():
-        fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True, layout="constrained")
-        for ax, (scen, title) in zip(axes, [("good", "same initialisation"), ("bad", "SEM badly initialised")]):
-            d = df[df["scenario"] == scen]
-            for method, dm in d.groupby("method"):
-                g = dm.groupby("iteration")["test_ll"]
-                m, s = g.mean(), g.std().fillna(0)
-                ax.plot(m.index, m.values, color=COLORS[method], label=LABELS.get(method, method),
-                        ls="--" if method == "EM_bad" else "-")
-                ax.fill_between(m.index, m - s, m + s, color=COLORS[method], alpha=0.2)
-            ax.axhline(d["true_test_ll"].mean(), color="k", ls=":", lw=1, label="true parameters")
-            ax.set_title(title)
-            ax.set_xlabel("iteration")
-        axes[0].set_ylabel("test log-likelihood per point")
-        for ax in axes:
-            ax.legend(fontsize=7)
+        fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained", width_ratios=[1, 1.2])
+        em0 = df[(df["method"] == "EM") & (df["restart"] == 0)].groupby("iteration")["test_ll"].mean()
+        ax.plot(em0.index, em0.values, color=COLORS["EM"], lw=2, label="EM (k-means++)")
+        for s in sevs:
+            for method, ls in (("SEM", "-"), ("EM_same_start", "--")):
+                d = df[(df["method"] == method) & (df["severity"] == s)]
+                if len(d):
+                    m = d.groupby("iteration")["test_ll"].mean()
+                    ax.plot(m.index, m.values, color=shade[s], ls=ls,
+                            label=f"{'SEM' if method == 'SEM' else 'EM, same start'}, severity {s:g}")
+        ax.axhline(df["true_test_ll"].mean(), color="k", ls=":", lw=1, label="true parameters")
+        lo = min(em0.min(), df.loc[df["iteration"] >= 5, "test_ll"].min())
+        ax.set_ylim(lo - 0.05, df["true_test_ll"].mean() + 0.1)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("test log-likelihood per point (mean over seeds)")
+        ax.legend(fontsize=6)
+        rows = [("EM restarts", f["restarts_vs_0"].to_numpy().ravel(), COLORS["EM"])]
+        for s in sevs:
+            rows.append((f"SEM, sev. {s:g}", f["sem"][s].to_numpy(), shade[s]))
+            if s in f["em_same_start"]:
+                rows.append((f"EM same start, sev. {s:g}", f["em_same_start"][s].to_numpy(), shade[s]))
+        rng = np.random.default_rng(0)
+        for i, (lab, v, c) in enumerate(rows):
+            bx.scatter(v, i + rng.uniform(-0.15, 0.15, v.size), s=10, color=c, alpha=0.7,
+                       marker="o" if lab.startswith(("SEM", "EM restarts")) else "x")
+            bx.plot([v.mean()] * 2, [i - 0.3, i + 0.3], color="k", lw=1.5)
+        bx.axvspan(-band, band, color="0.85", zorder=0, label=f"+- EM restart spread ({band:.3f})")
+        bx.axvline(0, color="k", lw=0.8)
+        bx.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
+        bx.set_xscale("symlog", linthresh=max(band, 1e-3))
+        bx.set_xlabel("final test LL minus EM's (same seed), nats/point")
+        bx.legend(fontsize=7, loc="lower left")
         n_seeds = df["seed"].nunique()
-        fig.suptitle(f"ESCA Fig. 3: EM vs SEM, 2-D GMM, K = {settings['n_components']}, mean +- sd over {n_seeds} seeds")
+        fig.suptitle(f"ESCA Fig. 3: EM vs SEM, 2-D GMM, K = {settings['n_components']}, "
+                     f"{settings['n_train']:,} points, {n_seeds} seeds (bars: means)")
         savefig(fig, out)
 
 

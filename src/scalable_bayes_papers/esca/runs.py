@@ -3,8 +3,8 @@
 * :func:`run_held_out_experiment`: one LDA engine on one (training corpus, held-out corpus) for
   Fig. 2, Fig. 5, Fig. 6 and the throughput table: one row per recorded iteration with the
   cumulative fit wall time (evaluation excluded) and the held-out per-word log-likelihood.
-* :func:`run_fig3_scenario`: EM and SEM on the synthetic Gaussian mixture of Fig. 3, one
-  (initialisation scenario, seed).
+* :func:`run_fig3_seed`: EM restarts, and SEM / EM from starts of increasing severity, on the
+  synthetic Gaussian mixture of Fig. 3, one seed.
 * :func:`run_topics`: ESCA fitted on one corpus, the top words of its topics (TabU3).
 
 The engines (ESCA, CGS, CVB0), EM/SEM and the held-out score live in :mod:`scalable_bayes`; this
@@ -25,6 +25,7 @@ from scalable_bayes.inference.gmm_sem import GMMParams, fit_em_sem, gmm_loglik, 
 from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs, top_words
 
 from .data import heldout_docs, make_gmm_data, training_docs
+from .peers import TomotopyLDA
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +35,10 @@ METHODS = {
     "ESCA_plain": (ESCA, {"sampler": "plain"}),
     "CGS": (CollapsedGibbs, {}),
     "CVB0": (CVB0, {}),
+    "tomotopy": (TomotopyLDA, {}),  # the fastest peer the pipeline runs (throughput claim; peers.py)
 }
+# engines whose iteration runs on several threads (CGS and CVB0 sweeps are sequential)
+PARALLEL_METHODS = ("ESCA", "ESCA_plain", "tomotopy")
 
 
 def make_estimator(method, **kw):
@@ -144,23 +148,61 @@ def init_params(X, n_components, scenario, rng, subsample=5000) -> GMMParams:
     raise ValueError(f"init scenario must be 'good' or 'bad', got {scenario!r}")
 
 
-def run_fig3_scenario(*, scenario, seed, n_components=30, n_train=100_000, n_test=1_000, n_iter=50):
-    """ESCA Fig. 3, one (scenario, seed): data from ``seed``; 'good': EM and SEM share one k-means++
-    initialisation; 'bad': EM gets the k-means++ one, SEM the bad box initialisation, and as a
-    reference (not in the paper) EM is also run from SEM's bad start (method ``EM_bad``): it shows
-    what the bad start costs EM, so that SEM's shortfall can be read against it. Tidy table."""
-    X, Xte, true = make_gmm_data(n_components, n_train, n_test, seed=seed)
+def severity_starts(X, n_components, seed, severities, subsample=5000) -> dict:
+    """Fig. 3's initialisations of increasing severity s in [0, 1] for data seed ``seed``:
+    means = (1 - s) * (k-means++ means) + s * (bad box means), data covariance, uniform weights.
+    s = 0 is the k-means++ start EM gets (restart 0), s = 1 the bad box start of :func:`bad_init`
+    (every mean within 0.5 of the data mean); both are drawn from the stream ``[seed, 1]`` as in
+    the earlier two-scenario runs, so s = 0 / s = 1 are exactly the old 'good' / 'bad' starts.
+    Returns {s: GMMParams}."""
+    sev = [float(s) for s in severities]
+    bad = [s for s in sev if not 0.0 <= s <= 1.0]
+    if bad:
+        raise ValueError(f"initialisation severities must lie in [0, 1] (0 = k-means++, 1 = the bad box), got {bad}")
     rng = np.random.default_rng([seed, 1])
-    good = init_params(X, n_components, "good", rng)
-    sem_init = good if scenario == "good" else init_params(X, n_components, "bad", rng)
-    runs = {"EM": ("EM", good), "SEM": ("SEM", sem_init)}  # series label -> (algorithm, initialisation)
-    if scenario == "bad":
-        runs["EM_bad"] = ("EM", sem_init)
+    good = init_kmeanspp(X, n_components, rng, subsample)
+    box = bad_init(X, n_components, rng, subsample)
+    return {s: init_from_means(X, (1.0 - s) * good.means + s * box.means) if 0.0 < s < 1.0
+            else (good if s == 0.0 else box) for s in sev}
+
+
+def em_restart(X, n_components, seed, restart, subsample=5000) -> GMMParams:
+    """k-means++ start number ``restart`` of data seed ``seed``: restart 0 is the start EM gets in
+    Fig. 3 (= severity 0), restart r >= 1 an independent k-means++ draw (stream ``[seed, 2, r]``)."""
+    if restart == 0:
+        return init_kmeanspp(X, n_components, np.random.default_rng([seed, 1]), subsample)
+    return init_kmeanspp(X, n_components, np.random.default_rng([seed, 2, int(restart)]), subsample)
+
+
+def run_fig3_seed(*, seed, severities=(0.0, 0.5, 1.0), n_restarts=3, n_components=30, n_train=100_000,
+                  n_test=1_000, n_iter=100):
+    """ESCA Fig. 3 (App. A), one data seed, re-posed on a paired, absolute scale (README.md beside
+    this file): on the mixture drawn from ``seed``
+
+    * EM from ``n_restarts`` k-means++ starts (method ``EM``, ``restart`` 0..R-1; restart 0 is the
+      start of the paper's EM curve): their spread is the scale of "comparable";
+    * SEM from the start of every severity s (method ``SEM``; s = 0 is EM's own start, the paper's
+      scenario 1; s > 0 is SEM "deliberately provided a bad initialization", scenario 2);
+    * EM from the same start as SEM for every s > 0 (method ``EM_same_start``; not in the paper,
+      the paired control: what that start costs EM itself).
+
+    SEM's draws use ``seed`` at every severity (common random numbers). Tidy table: seed, method,
+    severity (NaN for the restarts), restart (-1 for runs from a severity start), iteration, test_ll,
+    train_ll, true_test_ll."""
+    if int(n_restarts) < 2:
+        raise ValueError(f"n_restarts must be >= 2 (the claim's scale is the spread between EM restarts), got {n_restarts}")
+    X, Xte, true = make_gmm_data(n_components, n_train, n_test, seed=seed)
+    starts = severity_starts(X, n_components, seed, severities)
+    runs = [("EM", np.nan, r, starts[0.0] if (r == 0 and 0.0 in starts) else em_restart(X, n_components, seed, r))
+            for r in range(int(n_restarts))]
+    for s, init in starts.items():
+        runs.append(("SEM", s, -1, init))
+        if s > 0:
+            runs.append(("EM_same_start", s, -1, init))
     rows = []
-    for method, (algorithm, init) in runs.items():
-        _, hist = fit_em_sem(X, Xte, init, algorithm, n_iter, seed)
-        for h in hist:
-            rows.append({"scenario": scenario, "seed": seed, "method": method, **h})
+    for method, s, r, init in runs:
+        _, hist = fit_em_sem(X, Xte, init, "SEM" if method == "SEM" else "EM", n_iter, seed)
+        rows += [{"seed": seed, "method": method, "severity": s, "restart": r, **h} for h in hist]
     df = pd.DataFrame(rows)
     df["true_test_ll"] = gmm_loglik(Xte, true)
     return df

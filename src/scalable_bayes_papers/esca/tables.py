@@ -16,14 +16,61 @@ import pandas as pd
 from .static import PAPER_DATASETS, TAB1_SPEC, TAB2_SPEC
 
 
-def throughput(runs: pd.DataFrame, mpi_runs=()) -> pd.DataFrame:
+def time_to_reach(curve: pd.DataFrame, target: float, clock: str) -> float:
+    """Fit time (column ``clock``) at which one run's held-out LL curve first reaches ``target``,
+    linearly interpolated between the last recorded iteration below it and the first at or above it
+    (the engines record at different iterations); inf if the run never reaches it."""
+    c = curve.sort_values("iteration")
+    y, t = c["heldout_ll"].to_numpy(), c[clock].to_numpy()
+    hit = np.flatnonzero(y >= target)
+    if not hit.size:
+        return float("inf")
+    i = int(hit[0])
+    if i == 0:
+        return float(t[0])
+    return float(t[i - 1] + (t[i] - t[i - 1]) * (target - y[i - 1]) / (y[i] - y[i - 1]))
+
+
+def verdict_clock(threads: int) -> str:
+    """The clock of a time-to-target: process CPU time for a one-thread fit (its work alone, whatever else
+    the shared machine runs), wall time for a multi-threaded one (its CPU time adds up the threads)."""
+    return "cpu_time" if int(threads) == 1 else "wall_time"
+
+
+def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd.DataFrame:
     """One row per (corpus, engine, threads) at its last iteration; ``runs``: the throughput run
-    tables concatenated; ``mpi_runs``: one trace per MPI rank count (rows ``ESCA_MPI``)."""
-    last = runs.sort_values("iteration").groupby(["train_corpus", "method", "threads"]).tail(1)
-    t = last[["train_corpus", "method", "threads", "n_topics", "alpha", "beta", "iteration", "n_tokens",
-              "wall_time", "tokens_per_s", "heldout_ll", "state_bytes", "peak_rss_mib"]].rename(
+    tables concatenated; ``mpi_runs``: one trace per MPI rank count (rows ``ESCA_MPI``).
+
+    Time to quality (the throughput claim at equal held-out quality): per corpus the target is CGS's
+    final held-out LL (mean over seeds) minus ``quality_tol`` nats/word; ``time_to_target_s`` is each
+    engine's fit time to reach it (:func:`time_to_reach`, mean over seeds, on :func:`verdict_clock`),
+    ``wall_to_target_s`` the same on wall time. NaN without a CGS run."""
+    if "seed" not in runs:
+        runs = runs.assign(seed=0)
+    last = runs.sort_values("iteration").groupby(["train_corpus", "method", "threads", "seed"]).tail(1)
+    keys = ["train_corpus", "method", "threads"]
+    t = last.groupby(keys, sort=False).agg(
+        n_topics=("n_topics", "first"), alpha=("alpha", "first"), beta=("beta", "first"),
+        iteration=("iteration", "max"), n_tokens=("n_tokens", "first"), wall_time=("wall_time", "mean"),
+        tokens_per_s=("tokens_per_s", "mean"), heldout_ll=("heldout_ll", "mean"),
+        state_bytes=("state_bytes", "first"), peak_rss_mib=("peak_rss_mib", "max")).reset_index().rename(
         columns={"train_corpus": "corpus", "iteration": "iterations", "wall_time": "fit_time_s",
-                 "state_bytes": "sampler_state_bytes"}).reset_index(drop=True)
+                 "state_bytes": "sampler_state_bytes"})
+    t["n_seeds"] = last.groupby(keys, sort=False)["seed"].nunique().to_numpy()
+    t["target_ll"], t["target_clock"], t["time_to_target_s"], t["wall_to_target_s"] = np.nan, "", np.nan, np.nan
+    for i, r in t.iterrows():
+        d = runs[runs["train_corpus"] == r["corpus"]]
+        cgs = last[(last["train_corpus"] == r["corpus"]) & (last["method"] == "CGS")]
+        if not len(cgs) or "heldout_ll" not in d:
+            continue
+        target = float(cgs["heldout_ll"].mean()) - float(quality_tol)
+        mine = d[(d["method"] == r["method"]) & (d["threads"] == r["threads"])]
+        clock = verdict_clock(r["threads"])
+        if clock not in mine or mine[clock].isna().any():
+            clock = "wall_time"
+        t.loc[i, ["target_ll", "target_clock"]] = target, clock
+        t.loc[i, "time_to_target_s"] = float(np.mean([time_to_reach(g, target, clock) for _, g in mine.groupby("seed")]))
+        t.loc[i, "wall_to_target_s"] = float(np.mean([time_to_reach(g, target, "wall_time") for _, g in mine.groupby("seed")]))
     t["ranks"] = 1
     for m in mpi_runs:
         m = m.sort_values("iteration").tail(1)

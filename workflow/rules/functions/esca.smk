@@ -4,7 +4,8 @@ import sys
 ESCA = config["esca"]
 ESCA_PYTHON = sys.executable
 ESCA_MPIEXEC = str(Path(sys.executable).with_name("mpiexec")) if Path(sys.executable).with_name("mpiexec").exists() else "mpiexec"
-ESCA_METHODS = ["ESCA", "ESCA_plain", "CGS", "CVB0"]
+ESCA_METHODS = ["ESCA", "ESCA_plain", "CGS", "CVB0", "tomotopy"]
+ESCA_PARALLEL_METHODS = ("ESCA", "ESCA_plain", "tomotopy")  # CGS and CVB0 sweeps are sequential
 
 
 def esca_run_path(exp, train, test, method, K, beta, threads, seed):
@@ -26,12 +27,13 @@ def esca_fig2_inputs():
 def esca_throughput_inputs():
     r = ESCA["throughput"]["run"]
     return [
-        esca_run_path("throughput", c, c, m, r["n_topics"], r["beta"], t, 0)
+        esca_run_path("throughput", c, c, m, r["n_topics"], r["beta"], t, s)
         for c in ESCA["throughput"]["corpora"]
         for m in ESCA["throughput"]["methods"]
         for t in ESCA["throughput"]["threads"]
+        for s in ESCA["throughput"].get("seeds", [0])
         # CGS and CVB0 sweeps are sequential: one thread count is enough
-        if m.startswith("ESCA") or t == ESCA["throughput"]["threads"][0]
+        if m in ESCA_PARALLEL_METHODS or t == ESCA["throughput"]["threads"][0]
     ]
 
 
@@ -114,8 +116,6 @@ def esca_lda_run_settings(wildcards):
     by_method = ESCA[wildcards.esca_exp].get("n_iter_by_method", {})
     if wildcards.esca_method in by_method:
         run["n_iter"] = int(by_method[wildcards.esca_method])
-    if wildcards.esca_exp == "throughput":
-        run["evaluate_every"] = run["n_iter"]  # time the fit without intermediate evaluation
     return run
 
 
@@ -140,13 +140,12 @@ def esca_throughput_mpi_ranks(wildcards):
 
 
 def esca_fig3_run_settings(wildcards):
-    """Settings of ONE Fig. 3 run: the mixture sizes and iterations, its scenario and seed (not the
-    list of seeds, nor the claim's tolerance: adding a seed schedules only the new runs)."""
+    """Settings of ONE Fig. 3 job: the mixture sizes, iterations, severities and EM restarts, and its
+    seed (not the list of seeds: adding a seed schedules only the new job)."""
     f = ESCA["fig3"]
     return {
-        "scenario": wildcards.esca_scenario,
         "seed": int(wildcards.esca_seed),
-        **{k: f[k] for k in ("n_components", "n_train", "n_test", "n_iter")},
+        **{k: f[k] for k in ("n_components", "n_train", "n_test", "n_iter", "severities", "n_restarts")},
     }
 
 

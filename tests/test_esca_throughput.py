@@ -1,0 +1,126 @@
+"""ESCA throughput claim (Sec. 4): time to a target held-out LL against the peer library, and the peer's adapter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from scalable_bayes_papers.esca import claims, tables
+from scalable_bayes_papers.esca.peers import TomotopyLDA
+from scalable_bayes_papers.esca.runs import run_lda
+
+
+def test_time_to_reach_interpolates_between_evaluations():
+    c = pd.DataFrame({"iteration": [0, 5, 10, 15], "heldout_ll": [-9.0, -8.0, -7.5, -7.4],
+                      "cpu_time": [0.0, 1.0, 2.0, 3.0]})
+    assert tables.time_to_reach(c, -7.75, "cpu_time") == pytest.approx(1.5)
+    assert tables.time_to_reach(c, -9.5, "cpu_time") == 0.0
+    assert tables.time_to_reach(c, -7.0, "cpu_time") == np.inf
+    assert tables.verdict_clock(1) == "cpu_time" and tables.verdict_clock(2) == "wall_time"
+
+
+def _runs(esca_speed=2.0, esca_lag=2.0):
+    """Throughput runs on a toy corpus: every engine's LL climbs as -7 - 2 exp(-it / tau); ESCA needs
+    ``esca_lag`` times the iterations of a Gibbs sampler (tau) and its iterations are ``esca_speed``
+    times cheaper than tomotopy's, CGS's 4 times dearer."""
+    rows = []
+    for method, thr, tau, sec_per_it, n_it in [("ESCA", 1, 5 * esca_lag, 0.1 / esca_speed, 60),
+                                               ("ESCA", 2, 5 * esca_lag, 0.06 / esca_speed, 60),
+                                               ("tomotopy", 1, 5, 0.1, 30), ("tomotopy", 2, 5, 0.06, 30),
+                                               ("CGS", 1, 5, 0.4, 30)]:
+        for it in range(0, n_it + 1, 5):
+            ll = -7.0 - 2.0 * np.exp(-it / tau)
+            rows.append({"train_corpus": "toy", "method": method, "threads": thr, "seed": 0, "n_topics": 10,
+                         "alpha": 0.5, "beta": 0.1, "iteration": it, "n_tokens": 1000, "wall_time": sec_per_it * it,
+                         "cpu_time": sec_per_it * it * thr, "tokens_per_s": 1000 / sec_per_it, "heldout_ll": ll,
+                         "state_bytes": 2**20, "peak_rss_mib": 100.0})
+    return pd.DataFrame(rows)
+
+
+def test_throughput_claim_is_time_to_target_against_the_peer():
+    mpi = pd.DataFrame({"iteration": [0, 2], "train_corpus": "toy", "threads": 1, "ranks": 2, "n_topics": 10,
+                        "n_tokens": 1000, "wall_time": [0.0, 0.3], "tokens_per_s": 4e6, "heldout_ll": [-9.0, -8.5]})
+    t = tables.throughput(_runs(esca_speed=3.0, esca_lag=2.0), [mpi], quality_tol=0.05)
+    assert len(t) == 6 and t.loc[t["method"] == "ESCA_MPI", "ranks"].item() == 2
+    cgs_final = -7.0 - 2.0 * np.exp(-30 / 5)
+    assert t["target_ll"].dropna().unique() == pytest.approx([cgs_final - 0.05])
+    # LL = -7 - 2 exp(-it / tau) reaches the target at it* = tau ln(2 / (0.05 + 2 e^-6)); interpolation is linear
+    esca1 = t[(t["method"] == "ESCA") & (t["threads"] == 1)]
+    assert esca1["target_clock"].item() == "cpu_time" and np.isfinite(esca1["time_to_target_s"].item())
+    assert t[(t["method"] == "ESCA") & (t["threads"] == 2)]["target_clock"].item() == "wall_time"
+    claim = claims.check_throughput(t, "test", quality_tol=0.05)
+    # 3x cheaper iterations, twice as many needed: ESCA first by about 1.5x at both thread counts
+    assert claim.holds is True
+    r1 = claim.details["toy"]["peer_over_esca_time_to_target_1thr"]
+    assert 1.3 < r1 < 1.7 and "order of magnitude: not reached" in claim.measured
+    assert "2 ranks 4.00M tok/s (held-out LL -8.5000)" in claim.measured
+    assert "not testable" in claim.note and "5.1x" in claim.paper_value
+    # 1.5x cheaper iterations but twice as many: the peer reaches the target first
+    slow = claims.check_throughput(tables.throughput(_runs(esca_speed=1.5, esca_lag=2.0)), "test")
+    assert slow.holds is False and slow.details["toy"]["peer_over_esca_time_to_target_2thr"] < 1
+
+
+def _lda_corpus(seed=0, M=150, V=60, K=3, n=60):
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.full(V, 0.1), size=K)
+    rows = []
+    for _ in range(M):
+        theta = rng.dirichlet(np.full(K, 0.3))
+        rows.append(rng.multinomial(n, theta @ phi))
+    C = np.array(rows)
+    C[:, V - 1] = 0  # a word no document uses: tomotopy never sees it
+    return sp.csr_matrix(C)
+
+
+def test_tomotopy_adapter_counts_priors_and_history():
+    X = _lda_corpus()
+    Xte = _lda_corpus(seed=1, M=40)
+    est = TomotopyLDA(n_topics=3, doc_topic_prior=0.5, topic_word_prior=0.1, n_iter=20, n_threads=1, seed=0,
+                      evaluate_every=5).fit(X, X_heldout=Xte)
+    W = est.components_
+    assert W.shape == (3, X.shape[1])
+    # the topic-word counts mapped back to the corpus's columns: every token counted once, the unused word 0
+    np.testing.assert_allclose((W - 0.1).sum(), X.sum(), rtol=1e-4)
+    np.testing.assert_allclose(W[:, -1], 0.1)
+    np.testing.assert_allclose((W - 0.1).sum(axis=0), np.asarray(X.sum(axis=0)).ravel(), atol=0.02)
+    h = pd.DataFrame(est.history_)
+    assert h["iteration"].tolist() == [0, 5, 10, 15, 20] and h["wall_time"].is_monotonic_increasing
+    assert h["heldout_ll"].iloc[-1] > h["heldout_ll"].iloc[0] + 0.1
+    assert est._mdl.optim_interval == 0  # the same fixed symmetric priors as the other engines
+    again = TomotopyLDA(n_topics=3, doc_topic_prior=0.5, n_iter=20, n_threads=1, seed=0).fit(X)
+    np.testing.assert_array_equal(again.components_, est.components_)  # one worker: deterministic for its seed
+
+
+def test_tomotopy_runs_like_the_other_engines_and_rejects_bad_input():
+    X = _lda_corpus(M=60)
+    df, est, info = run_lda(X, X[:20], method="tomotopy", n_topics=3, alpha=None, beta=0.1, n_iter=4,
+                            evaluate_every=2, n_threads=1, seed=0)
+    assert df["method"].eq("tomotopy").all() and df["alpha"].iloc[0] == pytest.approx(50 / 3)
+    assert info["tokens_per_s"] > 0 and info["n_tokens"] == X.sum()
+    with pytest.raises(ValueError, match="n_threads must be a positive integer"):
+        TomotopyLDA(n_threads=None)
+    with pytest.raises(ValueError, match="map it to the training vocabulary"):
+        TomotopyLDA(n_topics=3, n_iter=1).fit(X, X_heldout=X[:, :10])
+    with pytest.raises(ValueError, match="non-negative integer counts"):
+        TomotopyLDA(n_topics=3, n_iter=1).fit(sp.csr_matrix(np.array([[1.5, 2.0]])))
+
+
+def test_study_throughput_summary_pairs_runs_of_one_seed_and_repeat():
+    from scalable_bayes_papers.esca.study_throughput import summarise
+
+    rows = []
+    for seed in (0, 1):
+        for rep in (0, 1):
+            for m, iters, cpi in [("ESCA", 25.0, 0.06), ("tomotopy", 15.0, 0.12)]:
+                k = 1 + 0.1 * seed  # seed 1: both engines 10% slower per iteration
+                rows.append({"seed": seed, "method": m, "threads": 1, "repeat": rep, "iters_to_target": iters,
+                             "cpu_per_iter_s": cpi * k, "wall_per_iter_s": 2 * cpi * k,
+                             "cpu_to_target_s": iters * cpi * k, "wall_to_target_s": 2 * iters * cpi * k})
+    rows.append({"seed": 0, "method": "CGS", "threads": 1, "repeat": 0, "iters_to_target": 15.0})
+    s = summarise(pd.DataFrame(rows)).iloc[0]
+    assert s["pairs"] == 4 and s["iters_to_target_ratio_median"] == pytest.approx(0.6)
+    assert s["cpu_per_iter_s_ratio_median"] == pytest.approx(2.0)
+    # time to the target = iterations x time per iteration: 0.6 x 2.0 = 1.2, in every pair
+    assert s["cpu_to_target_s_ratio_min"] == pytest.approx(1.2) and s["wall_to_target_s_ratio_max"] == pytest.approx(1.2)
