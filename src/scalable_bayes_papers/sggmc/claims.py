@@ -348,8 +348,11 @@ def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """At the end of the common time budget, per corpus: each ordering of :data:`FIG5_ORDER` holds when the first
     method's final log-perplexity is below the second's by more than 2 combined standard errors (the
     log-perplexity's Monte Carlo error over prior draws). The claim holds if every ordering holds on every corpus.
-    The verdict uses the paper's estimator (Sec. 5.3, prior draws); the same orderings under the
-    importance-sampling estimate of the final states (ours, the converged check) are reported beside it."""
+    The verdict uses the importance-sampling estimate of the final states (ours) when the runs have it: it
+    estimates the same quantity as the paper's prior draws (Sec. 5.3) but converges, while the prior-draw
+    estimate is biased by thousands of nats at these concentrations, differently for each method (README.md,
+    'Converged estimate'); the orderings by the paper's estimator are reported beside it (and decide when the
+    runs have no importance-sampling column)."""
     f = fig5_final(t)
     corpora = sorted(t["corpus"].unique())
     verdicts = _fig5_orderings(f, corpora, "log_perplexity", "se")
@@ -365,14 +368,17 @@ def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
             lines_is.append(f"{corpus}: " + ", ".join(f"{m} {r.log_perplexity_is:.1f}" for m, r in gi.iterrows())
                             + f" (median ESS {100 * gi['is_ess_fraction'].min():.0f}-"
                               f"{100 * gi['is_ess_fraction'].max():.0f}% of the draws)")
-    holds = bool(verdicts) and all(verdicts.values())
+    basis = converged if has_is else verdicts
+    holds = bool(basis) and all(basis.values())
     failed = [k for k, v in verdicts.items() if not v]
     measured = ("final log-perplexity, the paper's prior-draw estimate (lower is better): " + "; ".join(lines)
-                + (f"; orderings that fail: {failed}" if failed else "; every ordering holds"))
+                + (f"; orderings that fail by it: {failed}" if failed else "; every ordering holds by it"))
     if has_is:
-        held = [k for k, v in converged.items() if v]
-        measured += ("; converged check, importance-sampling estimate of the final states: " + "; ".join(lines_is)
-                     + f"; orderings that hold there: {held if held else 'none'}")
+        failed_is = [k for k, v in converged.items() if not v]
+        measured = ("final log-perplexity, importance-sampling estimate of the final states (the verdict; lower is "
+                    "better): " + "; ".join(lines_is)
+                    + (f"; orderings that fail: {failed_is}" if failed_is else "; every ordering holds")
+                    + "; beside it, " + measured)
     return Claim(id="SGGMC-Fig5", paper=PAPER, claim=CLAIMS["Fig5"], measured=measured,
                  holds=holds if verdicts else None, scale=fig5_scale(t, settings, profile),
                  paper_value="curves only (no numbers in the text)",
@@ -382,11 +388,13 @@ def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
                  note="Test: at the end of the common time budget per series (the sampler's CPU time unless "
                       "budget_clock is wall), each of "
                       + "; ".join(w for _, _, w in FIG5_ORDER)
-                      + " by more than 2 combined standard errors of the paper's prior-draw log-perplexity. The "
-                        "paper's curves run for hours; a short budget tests the ordering early on, where VI (which "
-                        "the paper says converges swiftly) is favoured. The prior-draw estimate is far from converged "
-                        "at kappa = 2e4-3e4 (its bias, hundreds of nats, shrinks with the terms inside the log, "
-                        "so a sample average is favoured over a point estimate); the importance-sampling estimate "
-                        "of the same quantity (converged: the same value with 4x the draws) decides which topics "
-                        "are better. README.md beside this module, Fig. 5, 'Deciding experiment' and 'Converged "
-                        "estimate' (study.py).")
+                      + " by more than 2 combined standard errors of the log-perplexity, estimated by importance "
+                        "sampling (ours; the same quantity as the paper's prior-draw estimate, converged: the same "
+                        "value with 4x the draws), with the paper's estimate beside it: that one is biased by "
+                        "thousands of nats at kappa = 2e4-3e4, by different amounts for different methods, so it "
+                        "cannot decide an ordering. The paper's curves run for hours; a short budget tests the "
+                        "ordering early on, where VI (which the paper says converges swiftly) is favoured: at 60 s "
+                        "on 20News-different the converged estimate has the samplers below VI / StoVI and full "
+                        "batch below GMC-bGibbs, gSGNHT and SGGMC level; on Wikipedia VI is still lowest at 60 s "
+                        "with the gap closing. README.md beside this module, Fig. 5, 'Deciding experiment' and "
+                        "'Converged estimate' (study.py).")
