@@ -43,7 +43,11 @@ def tau_summary(g: pd.DataFrame) -> pd.Series:
 
 def _tau_table(ng_summary: pd.DataFrame, keys) -> pd.DataFrame:
     # rmse over the chains that did not diverge (NaN if every chain of the cell diverged; n_diverged says so)
-    rm = ng_summary.groupby(keys).agg(rmse=("rmse", "mean"), rmse_sd=("rmse", "std")).reset_index()
+    agg = dict(rmse=("rmse", "mean"), rmse_sd=("rmse", "std"))
+    if "rmse_iid" in ng_summary:  # noise floor: RMSE of exact i.i.d. draws with the chain's ESS (issue 17 item 3)
+        agg.update(rmse_iid=("rmse_iid", "mean"), rmse_mu=("rmse_mu", "mean"), rmse_mu_iid=("rmse_mu_iid", "mean"),
+                   rmse_gamma=("rmse_gamma", "mean"), rmse_gamma_iid=("rmse_gamma_iid", "mean"))
+    rm = ng_summary.groupby(keys).agg(**agg).reset_index()
     tau = ng_summary.groupby(keys)[list(ng_summary.columns)].apply(tau_summary).reset_index()
     return rm.merge(tau, on=keys)
 
