@@ -330,6 +330,31 @@ def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
         return _run_task(task, seed, settings, inputs)
 
 
+class TracedPredictiveAverage(mcmc.PredictiveAverage):
+    """:class:`~scalable_bayes.evaluation.mcmc.PredictiveAverage` that also logs, at every checkpoint from the
+    first on (burn-in included), the test metric of the current sample alone and the thermostat (alpha of
+    Algorithm 2, App. F; SGHMC's is the constant a) and kinetic energy u'u / (2 n eta): the traces issue 17
+    item 7 asks for, to see whether the error curve has flattened and the thermostat moved. ``single`` collects
+    ``(step, single-sample validation metric, single-sample test metric, alpha, kinetic energy)``."""
+
+    def __init__(self, burnin: int, predict, score, eta: float):
+        super().__init__(burnin, predict, score)
+        self.eta = float(eta)
+        self.single = []
+
+    def __call__(self, step, state):
+        preds = self.predict(state.position)
+        u = state.momentum
+        self.single.append((step, *self.score(*preds), float(state.thermostat[0]), float(u @ u) / (2.0 * u.size * self.eta)))
+        if step <= self.burnin:
+            return None
+        self.sums = list(preds) if self.sums is None else [s + p for s, p in zip(self.sums, preds)]
+        self.n += 1
+        scores = self.score(*[s / self.n for s in self.sums])
+        self.rows.append((step, *scores))
+        return scores[-1]
+
+
 def _run_task(task, seed, s, inputs):
     make, predict, score, n_train = _prepare(task, s, inputs, seed)
     scale = eta_scale(task, s, n_train)
@@ -339,7 +364,7 @@ def _run_task(task, seed, s, inputs):
         for eta in s["eta"]:
             for method, alg in _algorithms(float(a)):
                 m = make(seed)
-                cb = mcmc.PredictiveAverage(s["burnin"], predict(m), score)
+                cb = TracedPredictiveAverage(s["burnin"], predict(m), score, float(eta) * scale)
                 theta0 = m.init_position(seed)
                 diverged = False
                 ke_mean, wall = np.nan, np.nan
@@ -360,9 +385,18 @@ def _run_task(task, seed, s, inputs):
                              "val_metric": val, "metric": test, "mean_ke": ke_mean, "diverged": diverged or not ok,
                              "n_iter": s["n_iter"], "wall_time_s": wall,
                              "s_per_iter": wall / s["n_iter"] if np.isfinite(wall) else np.nan})
-                for step, v, t in cb.rows:
+                avg = {row[0]: row[1:] for row in cb.rows}
+                for step, v1, t1, alpha, ke in cb.single:
+                    v, t = avg.get(step, (np.nan, np.nan))
                     trace.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
-                                  "step": step, "val_metric": v, "metric": t})
+                                  "step": step, "val_metric": v, "metric": t, "val_metric_sample": v1,
+                                  "metric_sample": t1, "alpha": alpha, "ke": ke})
                 logger.info("%s %s a=%g eta=%g seed %d: test %s, KE %.3f, diverged %s", task, method, a, eta, seed,
                             test, ke_mean, diverged)
-    return pd.DataFrame(summ), pd.DataFrame(trace, columns=["task", "method", "a", "eta", "seed", "step", "val_metric", "metric"])
+    return pd.DataFrame(summ), pd.DataFrame(trace, columns=TRACE_COLUMNS)
+
+
+# trace.parquet of an ML job: val_metric / metric = the running sample-averaged predictive's (NaN during
+# burn-in), *_sample = the current sample's alone, alpha = the thermostat, ke = the kinetic energy.
+TRACE_COLUMNS = ["task", "method", "a", "eta", "seed", "step", "val_metric", "metric", "val_metric_sample",
+                 "metric_sample", "alpha", "ke"]

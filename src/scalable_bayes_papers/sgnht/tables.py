@@ -87,10 +87,12 @@ def stab2(summary: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, r in sel.iterrows():
         rows.append({"task": r["task"], "data": TASK_NAMES.get(r["task"], r["task"]), "method": r["method"],
+                     "a": r["a"], "eta": r["eta"],
                      "metric": METRIC[r["task"]], "test_mean": r["test"], "test_sd": r["test_sd"], "n_seeds": r["n"],
                      "paper": PAPER_STAB2.get(r["task"], {}).get(r["method"], "")})
     for m in ["SGHMC", "SGNHT"]:
-        rows.append({"task": "netflix", "data": "Netflix (BPMF)", "method": m, "metric": "test RMSE", "test_mean": np.nan,
+        rows.append({"task": "netflix", "data": "Netflix (BPMF)", "method": m, "a": np.nan, "eta": np.nan,
+                     "metric": "test RMSE", "test_mean": np.nan,
                      "test_sd": np.nan, "n_seeds": 0, "paper": PAPER_STAB2["netflix"][m]})
     return pd.DataFrame(rows)
 
