@@ -109,3 +109,19 @@ def test_normal_gamma_summary_reports_the_iid_floor():
     row = s.iloc[0]
     assert row["rmse_mu_iid"] == pytest.approx(runs.iid_rmse_floor(post["mu"], row["ess_mu"],
                                                                    runs._iid_seed(0, row["method"], 0.01, 10.0, 0)))
+
+
+def test_bnn_layer_temperatures_average_to_the_kinetic_energy():
+    from scalable_bayes_papers.sgnht import bnn_temperature
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (400, 28, 28)).astype(np.uint8)
+    labels = rng.integers(0, 10, 400)
+    rows = bnn_temperature.layer_temperatures(images, labels, a=0.01, eta=2e-6, n_iter=600, burnin=100, n_train=200,
+                                              n_val=100, hidden=8, every=5)
+    assert [r["method"] for r in rows] == ["SGHMC", "SGNHT"] and rows[0]["alpha_end_over_a"] == 1.0
+    for r in rows:
+        sizes = np.array([r[f"size_{g}"] for g in bnn_temperature.GROUPS])
+        temps = np.array([r[f"T_{g}"] for g in bnn_temperature.GROUPS])
+        assert sizes.sum() == 28 * 28 * 8 + 8 + 8 * 10 + 10
+        # the size-weighted mean temperature is 2 x the kinetic energy u'u / (2 n eta), sampled every 5 steps
+        assert (sizes @ temps) / sizes.sum() == pytest.approx(2 * r["mean_ke"], rel=0.1)
