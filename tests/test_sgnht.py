@@ -79,7 +79,14 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
         for seed in [0, 1]:
             s, tr = runs.run_task(task, seed, ml[task], inputs)
             assert len(s) == 8 and set(s["method"]) == {"SGHMC", "SGNHT"}
-            assert (tr["step"] > 100).all()
+            assert list(tr.columns) == runs.TRACE_COLUMNS
+            # single-sample metric, thermostat and KE from the first checkpoint on; the running average after burn-in
+            assert tr["step"].min() == 50 and tr["metric_sample"].notna().all() and tr["alpha"].notna().all()
+            assert tr.loc[tr["step"] <= 100, "metric"].isna().all() and tr.loc[tr["step"] > 100, "metric"].notna().all()
+            sghmc_alpha = tr.loc[tr["method"] == "SGHMC", ["a", "alpha"]]
+            assert np.allclose(sghmc_alpha["a"], sghmc_alpha["alpha"])  # SGHMC's friction is the constant a
+            last = tr[tr["step"] == 200].set_index(["method", "a", "eta"])["metric"]
+            assert np.allclose(last.sort_index().to_numpy(), s.set_index(["method", "a", "eta"])["metric"].sort_index().to_numpy())
             assert np.allclose(s["eta_used"], s["eta"] * (2.0 if task == "bpmf" else 1.0))
             frames.append(s)
     summary = pd.concat(frames, ignore_index=True)

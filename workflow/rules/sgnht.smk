@@ -276,6 +276,7 @@ rule sgnht_stab2:
     input:
         code=paper_code("sgnht", "figures", "claims", "tables"),
         summary=sgnht_ml_runs(),
+        trace=sgnht_ml_runs("trace"),
     output:
         csv=report("results/sgnht/tables/STab2.csv", caption="../report/sgnht_stab2.rst", category="sgnht"),
         md="results/sgnht/tables/STab2.md",

@@ -61,6 +61,21 @@ def _density_rows(samples, edges, pdf, **labels):
                          "true_density": pdf(mids)})
 
 
+def iid_rmse_floor(dist, n_eff: float, seed, reps: int = 10) -> float:
+    """Mean density RMSE (:func:`~scalable_bayes.evaluation.mcmc.density_rmse`, 100 bins over +/- 5 sd) of
+    ``reps`` sets of ``round(n_eff)`` exact i.i.d. draws from the frozen scipy distribution ``dist``: the RMSE
+    an exact sampler with the chain's effective sample size would have (issue 17 item 3's noise floor).
+    ``seed``: an int or a sequence of ints for :func:`numpy.random.default_rng`."""
+    n = int(round(float(n_eff)))
+    if not n >= 2:
+        raise ValueError(f"iid_rmse_floor: effective sample size must be >= 2, got {n_eff!r}")
+    if reps < 1:
+        raise ValueError(f"iid_rmse_floor: reps must be >= 1, got {reps!r}")
+    rng = np.random.default_rng(seed)
+    c, sd = dist.mean(), dist.std()
+    return float(np.mean([mcmc.density_rmse(dist.rvs(size=n, random_state=rng), dist.pdf, c, sd) for _ in range(reps)]))
+
+
 # ------------------------------------------------------------------ Fig. 1 / SFig. 4: double well
 def run_double_well(seed: int, n_steps: int, step_size: float = 0.01, B: float = 1.0,
                     fixed_xis=(1.0, 10.0, 0.1), burnin: int = 10_000, n_bins: int = 130, n_trace: int = 2000):
@@ -89,13 +104,20 @@ def run_double_well(seed: int, n_steps: int, step_size: float = 0.01, B: float =
 
 
 # ------------------------------------------------------------------ Fig. 2, SFig. 5, SFig. 6, STab. 1
+def _iid_seed(seed, method, h, A, param):
+    """Seed of the i.i.d. reference draws of one chain's marginal (:func:`iid_rmse_floor`)."""
+    return [int(seed), ["SGHMC", "SGNHT"].index(method), int(round(h * 1e7)), int(round(A * 1e3)), int(param)]
+
+
 def _grid_algs(A):
     return [("SGHMC", sghmc(A=A, B_hat=0.0)), ("SGNHT", sgnht(A=A))]
 
 
 def run_known_variance(seed: int, data_seed: int, grid, n_steps: int, batch_size: int = 10, n_data: int = 100,
                        burnin: int = 10_000, n_trace: int = 2000):
-    """SGHMC (B_hat = 0) and SGNHT on the known-variance Gaussian for each (h, A) in ``grid``."""
+    """SGHMC (B_hat = 0) and SGNHT on the known-variance Gaussian for each (h, A) in ``grid``; ``rmse_iid`` is the
+    density RMSE of exact i.i.d. draws with the chain's effective sample size ``ess`` (draws / Sokal tau of mu;
+    :func:`iid_rmse_floor`), the noise floor of ``rmse`` (issue 17 item 3)."""
     x = data.gaussian_data(data_seed, n_data)
     model = toy.gaussian_known_variance(x)
     post = toy.gaussian_known_variance_posterior(x)
@@ -107,7 +129,9 @@ def run_known_variance(seed: int, data_seed: int, grid, n_steps: int, batch_size
             res = run_chain(alg, model, [0.0], seed=seed, n_steps=n_steps, step_size=h, batch_size=batch_size, burnin=burnin)
             s = res.samples[:, 0]
             lab = dict(method=method, h=h, A=A, seed=seed)
+            ess = s.size / max(mcmc.integrated_autocorrelation_time(s, method="sokal").tau, 1.0)
             summ.append({**lab, "n_steps": n_steps, "rmse": mcmc.density_rmse(s, post.pdf, c, sd),
+                         "ess": ess, "rmse_iid": iid_rmse_floor(post, ess, _iid_seed(seed, method, h, A, 0)),
                          "mean_ke": float(np.mean(res.kinetic_energy[burnin:])),
                          "mean_xi": float(np.mean(res.thermostat[burnin:])),
                          "post_mean_err": float(s.mean() - c), "post_sd_ratio": float(s.std() / sd),
@@ -126,7 +150,9 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
     Sokal's window (``tau``, ``tau_se``, ``tau_window``; :func:`scalable_bayes.evaluation.mcmc.integrated_autocorrelation_time`),
     batch means as a cross-check (``tau_bm``, ``tau_bm_se``) and, for comparison only, ArviZ's draws / ESS
     (``tau_geyer``), which stops at the first negative autocorrelation pair and overestimates tau for the
-    underdamped (oscillating) chains at small A.
+    underdamped (oscillating) chains at small A. Noise floor (issue 17 item 3): ``rmse_iid`` is the RMSE of
+    exact i.i.d. draws with the chain's effective sample size (per marginal, ``ess_mu`` / ``ess_gamma`` = draws /
+    Sokal tau of that marginal; :func:`iid_rmse_floor`), averaged like ``rmse``.
     """
     x = data.gaussian_data(data_seed, n_data)
     model = toy.normal_gamma(x)
@@ -143,11 +169,13 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
                 summ.append({**lab, "n_steps": n_steps, "n_data": n_data, "batch_size": batch_size, "diverged": True,
                              "rmse": np.nan, "tau": np.nan, "tau_se": np.nan, "tau_reliable": False})
                 continue
-            rm = {}
+            rm, floor, ess = {}, {}, {}
             for j, par in enumerate(["mu", "gamma"]):
                 dist = post[par]
                 c, sd = dist.mean(), dist.std()
                 rm[par] = mcmc.density_rmse(res.samples[:, j], dist.pdf, c, sd)
+                ess[par] = res.samples.shape[0] / max(mcmc.integrated_autocorrelation_time(res.samples[:, j]).tau, 1.0)
+                floor[par] = iid_rmse_floor(dist, ess[par], _iid_seed(seed, method, h, A, j))
                 edges = np.linspace(c - 5 * sd, c + 5 * sd, 101)
                 dens.append(_density_rows(res.samples[:, j], edges, dist.pdf, **lab, param=par))
             obs = res.samples[:, 0] + res.samples[:, 1]
@@ -155,7 +183,9 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
             bm = mcmc.integrated_autocorrelation_time(obs, method="batch_means")
             summ.append({**lab, "n_steps": n_steps, "n_data": n_data, "batch_size": batch_size, "diverged": False,
                          "rmse": 0.5 * (rm["mu"] + rm["gamma"]), "rmse_mu": rm["mu"],
-                         "rmse_gamma": rm["gamma"], "tau": sk.tau, "tau_se": sk.se, "tau_window": sk.window,
+                         "rmse_gamma": rm["gamma"], "rmse_iid": 0.5 * (floor["mu"] + floor["gamma"]),
+                         "rmse_mu_iid": floor["mu"], "rmse_gamma_iid": floor["gamma"], "ess_mu": ess["mu"],
+                         "ess_gamma": ess["gamma"], "tau": sk.tau, "tau_se": sk.se, "tau_window": sk.window,
                          "tau_reliable": sk.reliable,
                          "tau_bm": bm.tau, "tau_bm_se": bm.se, "tau_geyer": mcmc.autocorrelation_time(obs),
                          "mean_ke": float(np.mean(res.kinetic_energy[burnin:])),
@@ -300,6 +330,31 @@ def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
         return _run_task(task, seed, settings, inputs)
 
 
+class TracedPredictiveAverage(mcmc.PredictiveAverage):
+    """:class:`~scalable_bayes.evaluation.mcmc.PredictiveAverage` that also logs, at every checkpoint from the
+    first on (burn-in included), the test metric of the current sample alone and the thermostat (alpha of
+    Algorithm 2, App. F; SGHMC's is the constant a) and kinetic energy u'u / (2 n eta): the traces issue 17
+    item 7 asks for, to see whether the error curve has flattened and the thermostat moved. ``single`` collects
+    ``(step, single-sample validation metric, single-sample test metric, alpha, kinetic energy)``."""
+
+    def __init__(self, burnin: int, predict, score, eta: float):
+        super().__init__(burnin, predict, score)
+        self.eta = float(eta)
+        self.single = []
+
+    def __call__(self, step, state):
+        preds = self.predict(state.position)
+        u = state.momentum
+        self.single.append((step, *self.score(*preds), float(state.thermostat[0]), float(u @ u) / (2.0 * u.size * self.eta)))
+        if step <= self.burnin:
+            return None
+        self.sums = list(preds) if self.sums is None else [s + p for s, p in zip(self.sums, preds)]
+        self.n += 1
+        scores = self.score(*[s / self.n for s in self.sums])
+        self.rows.append((step, *scores))
+        return scores[-1]
+
+
 def _run_task(task, seed, s, inputs):
     make, predict, score, n_train = _prepare(task, s, inputs, seed)
     scale = eta_scale(task, s, n_train)
@@ -309,7 +364,7 @@ def _run_task(task, seed, s, inputs):
         for eta in s["eta"]:
             for method, alg in _algorithms(float(a)):
                 m = make(seed)
-                cb = mcmc.PredictiveAverage(s["burnin"], predict(m), score)
+                cb = TracedPredictiveAverage(s["burnin"], predict(m), score, float(eta) * scale)
                 theta0 = m.init_position(seed)
                 diverged = False
                 ke_mean, wall = np.nan, np.nan
@@ -330,9 +385,18 @@ def _run_task(task, seed, s, inputs):
                              "val_metric": val, "metric": test, "mean_ke": ke_mean, "diverged": diverged or not ok,
                              "n_iter": s["n_iter"], "wall_time_s": wall,
                              "s_per_iter": wall / s["n_iter"] if np.isfinite(wall) else np.nan})
-                for step, v, t in cb.rows:
+                avg = {row[0]: row[1:] for row in cb.rows}
+                for step, v1, t1, alpha, ke in cb.single:
+                    v, t = avg.get(step, (np.nan, np.nan))
                     trace.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
-                                  "step": step, "val_metric": v, "metric": t})
+                                  "step": step, "val_metric": v, "metric": t, "val_metric_sample": v1,
+                                  "metric_sample": t1, "alpha": alpha, "ke": ke})
                 logger.info("%s %s a=%g eta=%g seed %d: test %s, KE %.3f, diverged %s", task, method, a, eta, seed,
                             test, ke_mean, diverged)
-    return pd.DataFrame(summ), pd.DataFrame(trace, columns=["task", "method", "a", "eta", "seed", "step", "val_metric", "metric"])
+    return pd.DataFrame(summ), pd.DataFrame(trace, columns=TRACE_COLUMNS)
+
+
+# trace.parquet of an ML job: val_metric / metric = the running sample-averaged predictive's (NaN during
+# burn-in), *_sample = the current sample's alone, alpha = the thermostat, ke = the kinetic energy.
+TRACE_COLUMNS = ["task", "method", "a", "eta", "seed", "step", "val_metric", "metric", "val_metric_sample",
+                 "metric_sample", "alpha", "ke"]

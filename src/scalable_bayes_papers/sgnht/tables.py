@@ -43,7 +43,11 @@ def tau_summary(g: pd.DataFrame) -> pd.Series:
 
 def _tau_table(ng_summary: pd.DataFrame, keys) -> pd.DataFrame:
     # rmse over the chains that did not diverge (NaN if every chain of the cell diverged; n_diverged says so)
-    rm = ng_summary.groupby(keys).agg(rmse=("rmse", "mean"), rmse_sd=("rmse", "std")).reset_index()
+    agg = dict(rmse=("rmse", "mean"), rmse_sd=("rmse", "std"))
+    if "rmse_iid" in ng_summary:  # noise floor: RMSE of exact i.i.d. draws with the chain's ESS (issue 17 item 3)
+        agg.update(rmse_iid=("rmse_iid", "mean"), rmse_mu=("rmse_mu", "mean"), rmse_mu_iid=("rmse_mu_iid", "mean"),
+                   rmse_gamma=("rmse_gamma", "mean"), rmse_gamma_iid=("rmse_gamma_iid", "mean"))
+    rm = ng_summary.groupby(keys).agg(**agg).reset_index()
     tau = ng_summary.groupby(keys)[list(ng_summary.columns)].apply(tau_summary).reset_index()
     return rm.merge(tau, on=keys)
 
@@ -83,10 +87,12 @@ def stab2(summary: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, r in sel.iterrows():
         rows.append({"task": r["task"], "data": TASK_NAMES.get(r["task"], r["task"]), "method": r["method"],
+                     "a": r["a"], "eta": r["eta"],
                      "metric": METRIC[r["task"]], "test_mean": r["test"], "test_sd": r["test_sd"], "n_seeds": r["n"],
                      "paper": PAPER_STAB2.get(r["task"], {}).get(r["method"], "")})
     for m in ["SGHMC", "SGNHT"]:
-        rows.append({"task": "netflix", "data": "Netflix (BPMF)", "method": m, "metric": "test RMSE", "test_mean": np.nan,
+        rows.append({"task": "netflix", "data": "Netflix (BPMF)", "method": m, "a": np.nan, "eta": np.nan,
+                     "metric": "test RMSE", "test_mean": np.nan,
                      "test_sd": np.nan, "n_seeds": 0, "paper": PAPER_STAB2["netflix"][m]})
     return pd.DataFrame(rows)
 

@@ -1,0 +1,100 @@
+"""Issue 17 item 7 follow-up: the temperature of each BNN layer under SGHMC and SGNHT (Sec. 5.2, App. F).
+
+The quick STab2 run found SGNHT's BNN test error getting worse as eta grows at a = 0.01 (and its single-sample
+error climbing to chance at a = 0.001) while SGHMC's does not. Algorithm 2's thermostat (App. F) is scalar:
+alpha <- alpha + (u'u / n - eta) sets only the mean kinetic energy over all n = 79,510 parameters, which
+the first layer (78,400 weights) dominates. If the gradient noise differs between layers (the gamma study in
+README.md shows the mechanism in 2-D), the small layers can run hot or cold while the mean is 0.5.
+
+This module measures it: per parameter group g (W1, b1, W2, b2 of :class:`scalable_bayes.models.bnn.BNN`),
+the temperature T_g = mean over the group and over the checkpoints after burn-in of u_i^2 / eta (1 at the
+target: u = p h, eta = h^2, <p_i^2> = 1), for SGHMC and SGNHT at the given (a, eta) cells, with the quick
+profile's data and model.
+
+Command: ``python -m scalable_bayes_papers.sgnht.bnn_temperature`` (writes ``BnnTemperature.{csv,md}``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scalable_bayes.models import bnn as bnn_mod
+from scalable_bayes.samplers import run_chain, sghmc_reformulated, sgnht_reformulated
+
+from . import data
+from .runs import eta_scale
+
+logger = logging.getLogger(__name__)
+
+GROUPS = ("W1", "b1", "W2", "b2")
+
+
+def layer_temperatures(images, labels, a: float, eta: float, seed: int = 0, n_iter: int = 12_500, burnin: int = 2_500,
+                       n_train: int = 6000, n_val: int = 2000, hidden: int = 100, batch_size: int = 20,
+                       every: int = 50) -> list[dict]:
+    """SGHMC and SGNHT (App. F, Algorithm 2) on the quick BNN at (a, eta in the paper's units, scaled by
+    ``eta_scale: auto``); one row per method with T_g of each group, the mean KE and the final alpha."""
+    (Xtr, ytr), _, _ = data.split_mnist(images, labels, n_train, n_val, seed=0)
+    scale = eta_scale("bnn", {"eta_scale": "auto"}, len(ytr))
+    h = eta * scale
+    rows = []
+    for method, alg in (("SGHMC", sghmc_reformulated(a=a)), ("SGNHT", sgnht_reformulated(a=a))):
+        m = bnn_mod.BNN(Xtr, ytr, hidden=hidden, seed=seed)
+        sums = np.zeros(4)
+        count = [0]
+
+        def cb(step, state, m=m, sums=sums, count=count):
+            if step > burnin:
+                u2 = state.momentum ** 2 / h
+                for g in range(4):
+                    sums[g] += float(np.mean(u2[m.bounds[g]:m.bounds[g + 1]]))
+                count[0] += 1
+            return None
+
+        res = run_chain(alg, m.model(), m.init_position(seed), seed=seed, n_steps=n_iter, step_size=h,
+                        batch_size=batch_size, burnin=n_iter - 1, checkpoint_every=every, callback=cb)
+        row = {"method": method, "a": a, "eta": eta, "seed": seed, "n_iter": n_iter,
+               "mean_ke": float(np.mean(res.kinetic_energy[burnin:])), "alpha_end_over_a": float(res.thermostat[-1] / a)}
+        row.update({f"T_{g}": sums[i] / max(count[0], 1) for i, g in enumerate(GROUPS)})
+        row.update({f"size_{g}": int(m.bounds[i + 1] - m.bounds[i]) for i, g in enumerate(GROUPS)})
+        rows.append(row)
+        logger.info("%s a=%g eta=%g: T %s, KE %.3f, alpha/a %.2f", method, a, eta,
+                    {g: round(row[f"T_{g}"], 3) for g in GROUPS}, row["mean_ke"], row["alpha_end_over_a"])
+    return rows
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mnist", default="data/processed/mnist/mnist.npz")
+    ap.add_argument("--out", default="results/sgnht/tables/BnnTemperature")
+    ap.add_argument("--cells", default="0.01:8e-7,0.001:8e-7", help="a:eta pairs (eta in the paper's units)")
+    ap.add_argument("--n-iter", type=int, default=12_500)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    d = np.load(args.mnist)
+    from threadpoolctl import threadpool_limits
+
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for cell in args.cells.split(","):
+            a, eta = (float(v) for v in cell.split(":"))
+            rows += layer_temperatures(d["images"], d["labels"], a, eta, n_iter=args.n_iter, burnin=args.n_iter // 5)
+    t = pd.DataFrame(rows)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    t.to_csv(f"{out}.csv", index=False)
+    cols = ["method", "a", "eta", "mean_ke", "alpha_end_over_a"] + [f"T_{g}" for g in GROUPS]
+    md = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
+    md += "".join("| " + " | ".join(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n"
+                  for _, r in t.iterrows())
+    Path(f"{out}.md").write_text(md)
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
