@@ -91,7 +91,10 @@ def test_interrupted_run_resumes_and_results_are_identical(run_a, tmp_path_facto
     dry = subprocess.run(_snakemake_cmd(repo, wd, "-n"), capture_output=True, text=True, env=env, timeout=600)
     total_a = _job_total(dry.stdout + dry.stderr)
     assert total_a > 3, (dry.stdout + dry.stderr)[-3000:]
-    proc = subprocess.Popen(_snakemake_cmd(repo, wd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    # the run's output goes to a file, not a pipe: nobody reads a pipe while the loop below waits, and a run that
+    # writes more than the pipe's buffer (64 KiB) before the first corpus is processed would block on the write
+    log = open(wd / "interrupted_run.log", "w")
+    proc = subprocess.Popen(_snakemake_cmd(repo, wd), stdout=log, stderr=subprocess.STDOUT,
                             text=True, env=env, start_new_session=True)
     deadline = time.time() + 1200
     processed = wd / "data" / "processed"
@@ -102,10 +105,11 @@ def test_interrupted_run_resumes_and_results_are_identical(run_a, tmp_path_facto
     assert proc.poll() is None, "the run finished before it could be interrupted"
     os.killpg(proc.pid, signal.SIGTERM)
     try:
-        proc.communicate(timeout=300)
+        proc.wait(timeout=300)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        proc.wait()
+    log.close()
     assert not (wd / "results" / "claims.md").exists()
 
     rerun = subprocess.run(_snakemake_cmd(repo, wd), capture_output=True, text=True, env=env, timeout=3000)
