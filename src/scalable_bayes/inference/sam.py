@@ -51,7 +51,7 @@ log pi(v_d | beta) ~= log (1/N) sum_n c_V(kappa) exp(kappa v_d'vbar(beta, theta^
 (prior draws), averaged over topic samples inside the log, and
 log-perplexity = -(1/D_test) sum_d log pi(v_d | {beta^(m)}) (lower is better); standard error by the delta
 method per document (independent draws across documents). At the paper's concentrations the prior draws
-rarely reach the narrow theta posterior and this estimate is biased by hundreds of nats;
+rarely reach the narrow theta posterior and this estimate is biased by hundreds to thousands of nats;
 ``log_perplexity(estimator="importance")`` estimates the same quantity by importance sampling
 (:func:`importance_log_lik`, ours), which converges there.
 
@@ -967,7 +967,7 @@ def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, 
 
     Why: at the paper's concentrations (kappa = 2e4-3e4) the posterior of theta_d is far narrower than the
     prior, so Sec. 5.3's prior draws almost never land where the likelihood is: the estimate of log pi is
-    biased by hundreds of nats and changes with the number of draws (sggmc README). Here, for each topic
+    biased by hundreds to thousands of nats and changes with the number of draws (sggmc README). Here, for each topic
     sample and document, the posterior is located in additive log-ratio coordinates z = log(theta_k /
     theta_K) by Newton's method (:func:`_alr_newton`; the mean-field Dirichlet of VI is no substitute: on a
     K = 2 test its concentration was 50x the posterior's), and the ``n_draws`` draws come from the defensive
