@@ -96,7 +96,7 @@ def main(argv=None):
         df.to_csv(a.out, index=False)
     s = summarise(df)
     s.to_csv(a.out.replace(".csv", "_summary.csv"), index=False)
-    print(s.round(4).to_string(index=False))
+    logger.info("summary (also in %s):\n%s", a.out.replace(".csv", "_summary.csv"), s.round(4).to_string(index=False))
 
 
 if __name__ == "__main__":

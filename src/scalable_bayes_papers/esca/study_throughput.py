@@ -96,7 +96,7 @@ def main(argv=None):
     s = summarise(df)
     s.to_csv(a.out.replace(".csv", "_summary.csv"), index=False)
     with pd.option_context("display.width", 250):
-        print(s.T.round(3).to_string())
+        logger.info("summary (also in %s):\n%s", a.out.replace(".csv", "_summary.csv"), s.T.round(3).to_string())
 
 
 if __name__ == "__main__":

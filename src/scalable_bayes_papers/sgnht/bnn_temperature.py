@@ -93,7 +93,7 @@ def main(argv=None) -> None:
     md += "".join("| " + " | ".join(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n"
                   for _, r in t.iterrows())
     Path(f"{out}.md").write_text(md)
-    print(md)
+    logger.info("written %s.md:\n%s", out, md)
 
 
 if __name__ == "__main__":

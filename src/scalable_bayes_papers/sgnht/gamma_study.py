@@ -198,7 +198,7 @@ def main(argv=None) -> None:
     rows.to_csv(f"{out}_runs.csv", index=False)
     table.to_csv(f"{out}.csv", index=False)
     Path(f"{out}.md").write_text(to_markdown(table))
-    print(to_markdown(table))
+    logger.info("written %s.md:\n%s", out, to_markdown(table))
 
 
 if __name__ == "__main__":

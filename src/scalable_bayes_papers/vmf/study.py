@@ -59,14 +59,17 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--max-iter", type=int, default=30)
     a = ap.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    for name in ("scalable_bayes", "scalable_bayes_papers"):  # the runs' own progress stays quiet, as before
+        logging.getLogger(name).setLevel(logging.WARNING)
+    logger.setLevel(logging.INFO)
     corpus = load_corpus(a.corpus)
     for dim in a.dims:
         Z, keep = runs.lowdim_projection(corpus.tfidf, dim)
         df = lowdim_study(Z, np.asarray(corpus.labels)[keep], f"{corpus.meta.get('name', 'corpus')}_svd{dim}",
                           a.k_grid, a.seeds, a.max_iter)
         for row in summarise(df):
-            print(json.dumps(row))
+            logger.info("%s", json.dumps(row))
 
 
 if __name__ == "__main__":
