@@ -605,10 +605,31 @@ class SphericalAdmixture:
     def _vi_local(self, gam, B, G, n_steps):
         """Gradient ascent on log gamma of ELBO_d = -KL(Dir(gamma_d)||Dir(alpha)) + kappa f_d(gamma_d) for
         every row, with per-row adaptive steps; returns gamma and the per-row objective."""
-        return _vi_local_fit(gam, B, G, self._cfg["alpha"], float(self.kappa), n_steps)
+        alpha = self._cfg["alpha"]
+        kappa = float(self.kappa)
+        lam = np.log(gam)
+        obj, g = _vi_local_obj(np.exp(lam), B, G, alpha, kappa)
+        step = np.full(gam.shape[0], 0.1)
+        for _t in range(n_steps):
+            trial = np.clip(lam + step[:, None] * g * np.exp(lam), -7.0, 14.0)
+            o2, g2 = _vi_local_obj(np.exp(trial), B, G, alpha, kappa)
+            up = o2 >= obj
+            lam[up] = trial[up]
+            obj[up] = o2[up]
+            g[up] = g2[up]
+            step = np.where(up, step * 1.5, step * 0.5)
+        return np.exp(lam), obj
 
     def _vi_init_gamma(self, docs, B, G):
-        return _vi_init_gamma(B, G, self._cfg["alpha"], self._cfg["floor"])
+        K = self._cfg["K"]
+        alpha = self._cfg["alpha"]
+        Ginv = np.linalg.pinv(G, rcond=1e-10)
+        th = np.zeros(K)
+        out = np.empty((docs.shape[0], K))
+        for s in range(docs.shape[0]):
+            M.theta_init(B[s], Ginv, K, self._cfg["floor"], th)
+            out[s] = np.maximum(alpha.sum() * th, alpha / 10.0)
+        return out
 
     def _vi_beta_grad(self, beta, docs, gam, B, G, scale):
         """Euclidean gradient (flat K*V) of the ELBO w.r.t. the topics: ``scale`` (kappa D / S) times the
@@ -763,7 +784,7 @@ class SphericalAdmixture:
                 lp, se = _log_perplexity(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed)
             else:
                 logp, se_d, diag = importance_log_lik(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed,
-                                                      floor=0.01 / S.shape[1])
+                                                      floor=self._cfg["floor"])
                 lp, se = float(-logp.mean()), float(math.sqrt(np.sum(se_d ** 2)) / logp.shape[0])
         out = (lp, se) if return_se else (lp,)
         if return_diagnostics:
@@ -833,36 +854,6 @@ def _vi_local_obj(gam, B, G, alpha, kappa):
     dq = (2.0 * Gg + diag) / den[:, None] - (q * (2.0 * g0 + 1.0) / den)[:, None]
     df = dlin / sq[:, None] - (lin / (2.0 * q * sq))[:, None] * dq
     return -kl + kappa * f, -dkl + kappa * df
-
-
-def _vi_local_fit(gam, B, G, alpha, kappa, n_steps):
-    """Gradient ascent on log gamma of ELBO_d = -KL(Dir(gamma_d)||Dir(alpha)) + kappa f_d(gamma_d) for every
-    row of ``gam`` (D, K), with per-row adaptive steps; returns gamma and the per-row objective."""
-    lam = np.log(gam)
-    obj, g = _vi_local_obj(np.exp(lam), B, G, alpha, kappa)
-    step = np.full(gam.shape[0], 0.1)
-    for _t in range(n_steps):
-        trial = np.clip(lam + step[:, None] * g * np.exp(lam), -7.0, 14.0)
-        o2, g2 = _vi_local_obj(np.exp(trial), B, G, alpha, kappa)
-        up = o2 >= obj
-        lam[up] = trial[up]
-        obj[up] = o2[up]
-        g[up] = g2[up]
-        step = np.where(up, step * 1.5, step * 0.5)
-    return np.exp(lam), obj
-
-
-def _vi_init_gamma(B, G, alpha, floor):
-    """Initial variational Dirichlet per row of B: alpha_0 times the least-squares theta of the document's
-    projections (``models.sam.theta_init``), floored at alpha / 10."""
-    K = G.shape[0]
-    Ginv = np.linalg.pinv(G, rcond=1e-10)
-    th = np.zeros(K)
-    out = np.empty((B.shape[0], K))
-    for s in range(B.shape[0]):
-        M.theta_init(B[s], Ginv, K, floor, th)
-        out[s] = np.maximum(alpha.sum() * th, alpha / 10.0)
-    return out
 
 
 IS_T_DOF = 5.0        # degrees of freedom of the Student-t proposal
@@ -981,16 +972,14 @@ def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, 
     per-sample estimates are independent); diagnostics has the effective sample size (sum w)^2 / sum w^2
     per (document, topic sample) as ``ess`` (D, M) and ``n_draws``. Draws come from
     ``numpy.random.default_rng([seed, 7, m, chunk index])``: deterministic for a seed."""
-    from scipy.special import gammaln as _gl
-
     samples = np.asarray(samples)
     Msz, K, V = samples.shape
     D = X_test.shape[0]
     ip, ix, dt = X_test.indptr.astype(np.int64), X_test.indices.astype(np.int64), X_test.data.astype(np.float64)
     alpha = np.asarray(alpha, dtype=np.float64)
-    lnorm_alpha = _gl(alpha.sum()) - _gl(alpha).sum()
+    lnorm_alpha = gammaln(alpha.sum()) - gammaln(alpha).sum()
     nu, k1 = IS_T_DOF, K - 1
-    lt_const = _gl((nu + k1) / 2.0) - _gl(nu / 2.0) - 0.5 * k1 * math.log(nu * math.pi)
+    lt_const = gammaln((nu + k1) / 2.0) - gammaln(nu / 2.0) - 0.5 * k1 * math.log(nu * math.pi)
     log_pm = np.empty((D, Msz))   # log p^_m(v_d)
     var_pm = np.empty((D, Msz))   # Var(p^_m) / p^_m^2 (delta method)
     ess = np.empty((D, Msz))

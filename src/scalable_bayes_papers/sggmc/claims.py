@@ -396,5 +396,6 @@ def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
                         "ordering early on, where VI (which the paper says converges swiftly) is favoured: at 60 s "
                         "on 20News-different the converged estimate has the samplers below VI / StoVI and full "
                         "batch below GMC-bGibbs, gSGNHT and SGGMC level; on Wikipedia VI is still lowest at 60 s, "
-                        "and at 180 s SGGMC (703.6) and GMC-bGibbs (793.6) are below VI (803.7), the paper's order. README.md beside this module, Fig. 5, 'Deciding experiment' and "
+                        "and at 180 s SGGMC and GMC-bGibbs are below it, the paper's order (numbers and commands in "
+                        "the README). README.md beside this module, Fig. 5, 'Deciding experiment' and "
                         "'Converged estimate' (study.py).")
