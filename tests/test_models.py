@@ -38,6 +38,24 @@ def test_bnn_gradient_matches_finite_differences():
         assert g[i] == pytest.approx(num[i], rel=1e-5, abs=1e-6)
 
 
+def test_bnn_fixed_prior_precision_is_never_resampled():
+    rng = np.random.default_rng(2)
+    X, y = rng.random((20, 6)), rng.integers(0, 3, 20)
+    m = bnn.BNN(X, y, hidden=4, n_classes=3, gibbs_every=1, prior_precision=[0.5, 2.0, 1.5, 3.0])
+    th = rng.normal(0, 0.5, m.dim)
+    g0 = m.grad(th, np.arange(5), None)
+    for _ in range(5):
+        assert np.array_equal(m.grad(th, np.arange(5), None), g0)
+    assert list(m.lam) == [0.5, 2.0, 1.5, 3.0]
+    free = bnn.BNN(X, y, hidden=4, n_classes=3, gibbs_every=1)
+    free.grad(th, np.arange(5), None)
+    assert not np.array_equal(free.lam, np.ones(4))  # the default resamples at the first call
+    assert list(bnn.BNN(X, y, hidden=4, n_classes=3, prior_precision=2.0).lam) == [2.0] * 4
+    for bad in (0.0, -1.0, [1.0, 2.0], float("nan")):
+        with pytest.raises(ValueError, match="prior_precision"):
+            bnn.BNN(X, y, hidden=4, n_classes=3, prior_precision=bad)
+
+
 def test_bpmf_gradient_matches_finite_differences():
     rng = np.random.default_rng(1)
     users, items = rng.integers(0, 6, 40), rng.integers(0, 5, 40)

@@ -125,3 +125,27 @@ def test_bnn_layer_temperatures_average_to_the_kinetic_energy():
         assert sizes.sum() == 28 * 28 * 8 + 8 + 8 * 10 + 10
         # the size-weighted mean temperature is 2 x the kinetic energy u'u / (2 n eta), sampled every 5 steps
         assert (sizes @ temps) / sizes.sum() == pytest.approx(2 * r["mean_ke"], rel=0.1)
+
+
+def test_bnn_gap_arms_change_one_thing_each():
+    from scalable_bayes_papers.sgnht import bnn_gap
+    rng = np.random.default_rng(1)
+    images = rng.integers(0, 256, (400, 28, 28)).astype(np.uint8)
+    labels = rng.integers(0, 10, 400)
+    rows = {r["arm"]: r for r in bnn_gap.run_arms(images, labels, a=0.01, eta=2e-6, seed=0, n_iter=600, burnin=100,
+                                                  n_train=200, n_val=100, hidden=8, every=5)}
+    assert list(rows) == ["SGHMC", "SGNHT", "frozen", "SGHMC-alpha", "SGHMC-fixed", "SGNHT-fixed"]
+    for arm in ("SGHMC", "SGHMC-fixed"):
+        assert rows[arm]["alpha_mean_over_a"] == 1.0
+    # the frozen arm and SGHMC-alpha run at SGNHT's mean thermostat, as a constant
+    assert rows["SGNHT"]["alpha_mean_over_a"] > 1.0
+    for arm in ("frozen", "SGHMC-alpha"):
+        assert rows[arm]["alpha_mean_over_a"] == pytest.approx(rows["SGNHT"]["alpha_mean_over_a"], rel=1e-12)
+    # the fixed-prior arms keep the SGHMC chain's last Gibbs draw of the prior precisions
+    for arm in ("SGHMC-fixed", "SGNHT-fixed"):
+        assert [rows[arm][f"lambda_{g}"] for g in bnn_gap.GROUPS] == [rows["SGHMC"][f"lambda_{g}"] for g in bnn_gap.GROUPS]
+    assert rows["SGNHT"]["lambda_W1"] != rows["SGHMC"]["lambda_W1"]
+    # same seed, same minibatches: the fixed-prior SGHMC differs from SGHMC only through the prior
+    assert rows["SGHMC-fixed"]["test_avg"] != rows["SGHMC"]["test_avg"] or rows["SGHMC-fixed"]["rms_W1"] != rows["SGHMC"]["rms_W1"]
+    for r in rows.values():
+        assert 0.0 <= r["single_last20"] <= 100.0 and np.isfinite(r["mean_ke"])

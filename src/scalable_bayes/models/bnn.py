@@ -3,8 +3,9 @@ parts that paper leaves unstated are chosen below and in scalable_bayes_papers/s
 
 784-H-10 network, sigmoid hidden units, softmax output. Weights of each of the four parameter groups
 (W1, b1, W2, b2) have prior N(0, 1/lambda_g) with lambda_g ~ Gamma(1, 1), resampled by Gibbs every
-``gibbs_every`` gradient evaluations (period not stated in the paper: reconstructed). Gradients are
-vectorised NumPy; the sampler kernels are the shared Numba step kernels.
+``gibbs_every`` gradient evaluations (period not stated in the paper: reconstructed), or held fixed at
+``prior_precision`` (not in the paper: a control for studies of the hierarchical prior's effect). Gradients
+are vectorised NumPy; the sampler kernels are the shared Numba step kernels.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def _sigmoid(z):
 class BNN:
     """Parameters theta = [W1 (d x H), b1 (H), W2 (H x C), b2 (C)] flattened."""
 
-    def __init__(self, X, y, hidden: int = 100, n_classes: int = 10, gibbs_every: int = 100, seed: int = 0):
+    def __init__(self, X, y, hidden: int = 100, n_classes: int = 10, gibbs_every: int = 100, seed: int = 0,
+                 prior_precision=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.int64).reshape(-1)
         if X.ndim != 2 or X.shape[0] != y.shape[0]:
@@ -33,7 +35,15 @@ class BNN:
         sizes = [self.d * self.H, self.H, self.H * self.C, self.C]
         self.bounds = np.cumsum([0] + sizes)
         self.dim = int(self.bounds[-1])
-        self.lam = np.ones(4)
+        if prior_precision is None:
+            self.lam, self.fixed_prior = np.ones(4), False
+        else:
+            lam = np.broadcast_to(np.asarray(prior_precision, dtype=np.float64), (4,)).copy() \
+                if np.ndim(prior_precision) == 0 else np.asarray(prior_precision, dtype=np.float64).reshape(-1)
+            if lam.shape != (4,) or not np.all(np.isfinite(lam)) or np.any(lam <= 0):
+                raise ValueError(f"BNN: prior_precision must be one positive number or four (W1, b1, W2, b2), "
+                                 f"got {prior_precision!r}")
+            self.lam, self.fixed_prior = lam, True
         self.gibbs_every = int(gibbs_every)
         self._calls = 0
         self._rng = np.random.default_rng(seed)
@@ -61,7 +71,7 @@ class BNN:
 
     def grad(self, theta, idx, key):
         """grad U~ = (N/n) sum_S -grad log p(y_i|x_i, theta) + lambda theta."""
-        if self._calls % self.gibbs_every == 0:
+        if not self.fixed_prior and self._calls % self.gibbs_every == 0:
             self._gibbs_lambda(theta)
         self._calls += 1
         N = self.X.shape[0]
