@@ -55,16 +55,6 @@ def _emit(rec: dict, out):
             fh.write(line + "\n")
 
 
-def load_news20(max_test_docs: int = 200):
-    """(train, test) tf-idf rows of 20News-different as the quick Fig. 5 uses them (``data.fig5_split``)."""
-    from scalable_bayes.corpora.store import load_corpus
-
-    from . import data
-
-    corpus = load_corpus("data/processed/news20_different")
-    return data.fig5_split(corpus, {"max_test_docs": max_test_docs})
-
-
 def _estimator(method, seconds, batch, start=None, **kw):
     """A SphericalAdmixture with the paper's 20News hyper-parameters (overridable), one thread, a time budget;
     ``start`` (K x V unit rows): the chain starts there instead of the estimator's random start."""
@@ -110,7 +100,7 @@ def _scores(est, X_test, label, extra=None, draws=50):
 
 
 def averaging(seconds, burn_in, out):
-    X, Xt = load_news20()
+    X, Xt, _, _ = load_corpus_split("news20_different")
     t0 = time.time()
     vi = _estimator("vi", seconds, None).fit(X, Xt)
     _emit(_scores(vi, Xt, "VI"), out)
@@ -135,7 +125,7 @@ def averaging(seconds, burn_in, out):
 
 
 def tuning(seconds, burn_in, out):
-    X, Xt = load_news20()
+    X, Xt, _, _ = load_corpus_split("news20_different")
     kappa = PAPER_20NEWS["kappa"]
     grid = [("gamma x1 (default 0.5/kappa)", {}), ("gamma x0.3", dict(gamma=0.15 / kappa)),
             ("gamma x0.1", dict(gamma=0.05 / kappa)), ("rho 0.01", dict(rho=0.01)), ("rho 1", dict(rho=1.0)),
@@ -151,7 +141,7 @@ def matched(seconds, burn_in, out):
     """VI and SGGMC with gamma x 0.1 (the best of ``tuning``) for ``seconds`` each, scored with 50, 500 and 50 x M
     prior draws (M: SGGMC's kept samples), so that VI's point estimate and SGGMC's sample average can be compared
     with the same number of terms inside the log."""
-    X, Xt = load_news20()
+    X, Xt, _, _ = load_corpus_split("news20_different")
     vi = _estimator("vi", seconds, None).fit(X, Xt)
     sg = _estimator("sggmc", seconds, BATCH, burn_in=burn_in, gamma=0.05 / PAPER_20NEWS["kappa"]).fit(X, Xt)
     _emit(_scores(vi, Xt, "VI"), out)
@@ -167,7 +157,7 @@ def matched(seconds, burn_in, out):
 def drift(seconds, burn_in, out):
     """Chains started at VI's topics (after ``seconds`` of VI): does the drift away from them depend on the
     minibatch noise (full batch, gamma x 0.1) or on the theta chains (more, smaller theta steps)?"""
-    X, Xt = load_news20()
+    X, Xt, _, _ = load_corpus_split("news20_different")
     kappa = PAPER_20NEWS["kappa"]
     vi = _estimator("vi", seconds, None).fit(X, Xt)
     _emit(_scores(vi, Xt, "VI (start)"), out)
