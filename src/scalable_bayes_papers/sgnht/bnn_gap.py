@@ -28,16 +28,14 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from scalable_bayes.models import bnn as bnn_mod
 from scalable_bayes.samplers import run_chain, sghmc_reformulated, sgnht_reformulated
 
 from . import data
-from .bnn_temperature import GROUPS
+from .bnn_temperature import GROUPS, write_tables
 from .runs import TracedPredictiveAverage, eta_scale
 
 logger = logging.getLogger(__name__)
@@ -133,18 +131,8 @@ def main(argv=None) -> None:
             for eta in args.etas:
                 rows += run_arms(d["images"], d["labels"], args.a, eta, seed, n_iter=args.n_iter,
                                  burnin=args.n_iter // 5)
-    t = pd.DataFrame(rows)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    t.to_csv(f"{out}.csv", index=False)
-    cols = ["arm", "eta", "seed", "test_avg", "single_first20", "single_last20", "mean_ke", "alpha_mean_over_a"] + \
-        [f"T_{g}" for g in GROUPS] + [f"rms_{g}" for g in GROUPS]
-    md = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
-    md += "".join("| " + " | ".join(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n"
-                  for _, r in t.iterrows())
-    Path(f"{out}.md").write_text(md)
-    logger.info("written %s.md:\n%s", out, md)
-
+    write_tables(rows, ["arm", "eta", "seed", "test_avg", "single_first20", "single_last20", "mean_ke",
+                        "alpha_mean_over_a"] + [f"T_{g}" for g in GROUPS] + [f"rms_{g}" for g in GROUPS], args.out)
 
 if __name__ == "__main__":
     main()

@@ -84,11 +84,15 @@ def main(argv=None) -> None:
         for cell in args.cells.split(","):
             a, eta = (float(v) for v in cell.split(":"))
             rows += layer_temperatures(d["images"], d["labels"], a, eta, n_iter=args.n_iter, burnin=args.n_iter // 5)
+    write_tables(rows, ["method", "a", "eta", "mean_ke", "alpha_end_over_a"] + [f"T_{g}" for g in GROUPS], args.out)
+
+
+def write_tables(rows: list[dict], cols: list[str], out) -> None:
+    """``out``.csv (every field of ``rows``) and ``out``.md (the columns ``cols``, 3 significant digits)."""
     t = pd.DataFrame(rows)
-    out = Path(args.out)
+    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     t.to_csv(f"{out}.csv", index=False)
-    cols = ["method", "a", "eta", "mean_ke", "alpha_end_over_a"] + [f"T_{g}" for g in GROUPS]
     md = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
     md += "".join("| " + " | ".join(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n"
                   for _, r in t.iterrows())
