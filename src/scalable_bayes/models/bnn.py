@@ -38,8 +38,9 @@ class BNN:
         if prior_precision is None:
             self.lam, self.fixed_prior = np.ones(4), False
         else:
-            lam = np.broadcast_to(np.asarray(prior_precision, dtype=np.float64), (4,)).copy() \
-                if np.ndim(prior_precision) == 0 else np.asarray(prior_precision, dtype=np.float64).reshape(-1)
+            lam = np.asarray(prior_precision, dtype=np.float64).reshape(-1)
+            if lam.size == 1:
+                lam = np.repeat(lam, 4)
             if lam.shape != (4,) or not np.all(np.isfinite(lam)) or np.any(lam <= 0):
                 raise ValueError(f"BNN: prior_precision must be one positive number or four (W1, b1, W2, b2), "
                                  f"got {prior_precision!r}")

@@ -35,27 +35,21 @@ from scalable_bayes.models import bnn as bnn_mod
 from scalable_bayes.samplers import run_chain, sghmc_reformulated, sgnht_reformulated
 
 from . import data
-from .bnn_temperature import GROUPS, write_tables
+from .bnn_temperature import GROUPS, LayerTemperature, run_study
 from .runs import TracedPredictiveAverage, eta_scale
 
 logger = logging.getLogger(__name__)
 
 
 class _LayerTrace(TracedPredictiveAverage):
-    """The STab2 callback plus per-group temperature and rms weight after burn-in."""
+    """The STab2 callback plus the per-group temperature after burn-in (``bnn_temperature.LayerTemperature``)."""
 
     def __init__(self, burnin, predict, score, eta, bounds):
         super().__init__(burnin, predict, score, eta)
-        self.bounds = bounds
-        self.temp = np.zeros(4)
-        self.n_temp = 0
+        self.temperature = LayerTemperature(burnin, eta, bounds)
 
     def __call__(self, step, state):
-        if step > self.burnin:
-            u2 = state.momentum ** 2 / self.eta
-            for g in range(4):
-                self.temp[g] += float(np.mean(u2[self.bounds[g]:self.bounds[g + 1]]))
-            self.n_temp += 1
+        self.temperature(step, state)
         return super().__call__(step, state)
 
 
@@ -84,7 +78,7 @@ def run_arms(images, labels, a: float, eta: float, seed: int, n_iter: int = 12_5
                "single_last20": float(single[-k:].mean()),
                "mean_ke": float(np.mean(res.kinetic_energy[burnin:])),
                "alpha_mean_over_a": float(np.mean(res.thermostat[burnin:]) / a)}
-        row.update({f"T_{g}": cb.temp[i] / max(cb.n_temp, 1) for i, g in enumerate(GROUPS)})
+        row.update(cb.temperature.row())
         if theta is not None:
             row.update({f"rms_{g}": float(np.sqrt(np.mean(theta[m.bounds[i]:m.bounds[i + 1]] ** 2)))
                         for i, g in enumerate(GROUPS)})
@@ -121,18 +115,12 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--n-iter", type=int, default=12_500)
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    d = np.load(args.mnist)
-    from threadpoolctl import threadpool_limits
+    jobs = [lambda im, lb, seed=seed, eta=eta: run_arms(im, lb, args.a, eta, seed, n_iter=args.n_iter,
+                                                       burnin=args.n_iter // 5)
+            for seed in args.seeds for eta in args.etas]
+    run_study(args, jobs, ["arm", "eta", "seed", "test_avg", "single_first20", "single_last20", "mean_ke",
+                           "alpha_mean_over_a"] + [f"T_{g}" for g in GROUPS] + [f"rms_{g}" for g in GROUPS])
 
-    rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
-        for seed in args.seeds:
-            for eta in args.etas:
-                rows += run_arms(d["images"], d["labels"], args.a, eta, seed, n_iter=args.n_iter,
-                                 burnin=args.n_iter // 5)
-    write_tables(rows, ["arm", "eta", "seed", "test_avg", "single_first20", "single_last20", "mean_ke",
-                        "alpha_mean_over_a"] + [f"T_{g}" for g in GROUPS] + [f"rms_{g}" for g in GROUPS], args.out)
 
 if __name__ == "__main__":
     main()

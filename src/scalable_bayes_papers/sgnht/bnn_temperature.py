@@ -45,27 +45,52 @@ def layer_temperatures(images, labels, a: float, eta: float, seed: int = 0, n_it
     rows = []
     for method, alg in (("SGHMC", sghmc_reformulated(a=a)), ("SGNHT", sgnht_reformulated(a=a))):
         m = bnn_mod.BNN(Xtr, ytr, hidden=hidden, seed=seed)
-        sums = np.zeros(4)
-        count = [0]
-
-        def cb(step, state, m=m, sums=sums, count=count):
-            if step > burnin:
-                u2 = state.momentum ** 2 / h
-                for g in range(4):
-                    sums[g] += float(np.mean(u2[m.bounds[g]:m.bounds[g + 1]]))
-                count[0] += 1
-            return None
-
+        cb = LayerTemperature(burnin, h, m.bounds)
         res = run_chain(alg, m.model(), m.init_position(seed), seed=seed, n_steps=n_iter, step_size=h,
                         batch_size=batch_size, burnin=n_iter - 1, checkpoint_every=every, callback=cb)
         row = {"method": method, "a": a, "eta": eta, "seed": seed, "n_iter": n_iter,
                "mean_ke": float(np.mean(res.kinetic_energy[burnin:])), "alpha_end_over_a": float(res.thermostat[-1] / a)}
-        row.update({f"T_{g}": sums[i] / max(count[0], 1) for i, g in enumerate(GROUPS)})
+        row.update(cb.row())
         row.update({f"size_{g}": int(m.bounds[i + 1] - m.bounds[i]) for i, g in enumerate(GROUPS)})
         rows.append(row)
         logger.info("%s a=%g eta=%g: T %s, KE %.3f, alpha/a %.2f", method, a, eta,
                     {g: round(row[f"T_{g}"], 3) for g in GROUPS}, row["mean_ke"], row["alpha_end_over_a"])
     return rows
+
+
+class LayerTemperature:
+    """Chain callback: per parameter group g of the BNN (``bounds``), T_g = mean over the group and over the
+    checkpoints after ``burnin`` of u_i^2 / eta (1 at the target: u = p h, eta = h^2, <p_i^2> = 1)."""
+
+    def __init__(self, burnin: int, eta: float, bounds):
+        self.burnin, self.eta, self.bounds = burnin, float(eta), bounds
+        self.sums = np.zeros(len(GROUPS))
+        self.count = 0
+
+    def __call__(self, step, state):
+        if step > self.burnin:
+            u2 = state.momentum ** 2 / self.eta
+            for g in range(len(GROUPS)):
+                self.sums[g] += float(np.mean(u2[self.bounds[g]:self.bounds[g + 1]]))
+            self.count += 1
+        return None
+
+    def row(self) -> dict:
+        return {f"T_{g}": self.sums[i] / max(self.count, 1) for i, g in enumerate(GROUPS)}
+
+
+def run_study(args, jobs, cols: list[str]) -> None:
+    """The one-off BNN studies' command line: MNIST from ``args.mnist``, BLAS on one thread, the rows of every
+    ``job(images, labels)`` written to ``args.out`` (:func:`write_tables`)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    d = np.load(args.mnist)
+    from threadpoolctl import threadpool_limits
+
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for job in jobs:
+            rows += job(d["images"], d["labels"])
+    write_tables(rows, cols, args.out)
 
 
 def main(argv=None) -> None:
@@ -75,16 +100,10 @@ def main(argv=None) -> None:
     ap.add_argument("--cells", default="0.01:8e-7,0.001:8e-7", help="a:eta pairs (eta in the paper's units)")
     ap.add_argument("--n-iter", type=int, default=12_500)
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    d = np.load(args.mnist)
-    from threadpoolctl import threadpool_limits
-
-    rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
-        for cell in args.cells.split(","):
-            a, eta = (float(v) for v in cell.split(":"))
-            rows += layer_temperatures(d["images"], d["labels"], a, eta, n_iter=args.n_iter, burnin=args.n_iter // 5)
-    write_tables(rows, ["method", "a", "eta", "mean_ke", "alpha_end_over_a"] + [f"T_{g}" for g in GROUPS], args.out)
+    cells = [tuple(float(v) for v in cell.split(":")) for cell in args.cells.split(",")]
+    jobs = [lambda im, lb, a=a, eta=eta: layer_temperatures(im, lb, a, eta, n_iter=args.n_iter, burnin=args.n_iter // 5)
+            for a, eta in cells]
+    run_study(args, jobs, ["method", "a", "eta", "mean_ke", "alpha_end_over_a"] + [f"T_{g}" for g in GROUPS])
 
 
 def write_tables(rows: list[dict], cols: list[str], out) -> None:
