@@ -1,7 +1,10 @@
-"""BNN epoch time and BPMF iteration time of reformulated SGHMC / SGNHT (issue 4, speed section).
+"""BNN epoch time, BPMF and LDA iteration time of reformulated SGHMC / SGNHT (issue 4, speed section).
 
 BNN: 784-100-10 on n_train MNIST images (the mirror's t10k file), minibatch 20; one epoch = n_train/20 steps.
 BPMF: rank 10 on ml-100k (80% train), minibatch 400 ratings.
+LDA: semi-collapsed, K = 30, on the SGNHT quick profile's KOS stand-in (1,000 training documents of the
+processed corpus ``--kos-dir``, built by the pipeline; skipped when absent), minibatch 100 documents,
+10 within-document Gibbs sweeps per gradient.
 BLAS is limited to one thread (as in the pipeline). Each timing is the median of --repeats runs.
 
 Usage: .venv/bin/python benchmarks/bench_sgmcmc_models.py [--mirror ../shared/data] [--out results/benchmarks]
@@ -21,9 +24,10 @@ from threadpoolctl import threadpool_limits
 
 from scalable_bayes import samplers
 from scalable_bayes.corpora import readers
-from scalable_bayes.models import bnn, bpmf
+from scalable_bayes.corpora import load_corpus
+from scalable_bayes.models import bnn, bpmf, lda
 from scalable_bayes.utils import save_table
-from scalable_bayes_papers.sgnht.data import split_mnist, split_ratings  # the SGNHT paper's stand-in splits
+from scalable_bayes_papers.sgnht.data import split_lda_corpus, split_mnist, split_ratings  # the SGNHT paper's stand-in splits
 
 
 def main(argv=None):
@@ -33,6 +37,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--n-train", type=int, default=6000)
     ap.add_argument("--bpmf-iters", type=int, default=1000)
+    ap.add_argument("--lda-iters", type=int, default=200)
+    ap.add_argument("--kos-dir", default="data/processed/kos")
     args = ap.parse_args(argv)
     rows = []
     im = readers.read_idx(os.path.join(args.mirror, "mnist", "t10k-images-idx3-ubyte.gz"))
@@ -45,6 +51,9 @@ def main(argv=None):
             with tarfile.open(tgz) as tf:
                 tf.extractall(tmp, filter="data")
             ratings = readers.read_movielens_100k(tmp)
+    lda_train = None
+    if os.path.isdir(args.kos_dir):
+        lda_train = split_lda_corpus(load_corpus(args.kos_dir), 1000, 200)[0]
     with threadpool_limits(1, "blas"):
         for name, alg in [("SGHMC", samplers.sghmc_reformulated(a=0.01)), ("SGNHT", samplers.sgnht_reformulated(a=0.01))]:
             steps = args.n_train // 20
@@ -67,6 +76,16 @@ def main(argv=None):
                     rows.append({"model": "BPMF", "sampler": name, "unit": "iteration", "repeat": r,
                                  "seconds": el / args.bpmf_iters, "sampler_seconds": res.wall_time / args.bpmf_iters,
                                  "steps": args.bpmf_iters})
+            if lda_train is not None:
+                for r in range(args.repeats):
+                    m = lda.SemiCollapsedLDA(lda_train, n_topics=30, sweeps=10)
+                    t = time.perf_counter()
+                    res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=args.lda_iters,
+                                             step_size=2e-5, batch_size=100, burnin=args.lda_iters - 1, progress=False)
+                    el = time.perf_counter() - t
+                    rows.append({"model": "LDA", "sampler": name, "unit": "iteration", "repeat": r,
+                                 "seconds": el / args.lda_iters, "sampler_seconds": res.wall_time / args.lda_iters,
+                                 "steps": args.lda_iters})
     df = pd.DataFrame(rows)
     summ = df.groupby(["model", "sampler", "unit"])["seconds"].median().reset_index(name="median_seconds")
     os.makedirs(args.out, exist_ok=True)

@@ -44,54 +44,81 @@ def softmax_rows(theta, out):
 
 
 @njit(cache=True)
-def _sample_k(probs, K, key):
-    tot = 0.0
-    for k in range(K):
-        tot += probs[k]
-    u = uniform(key) * tot
-    acc = 0.0
-    for k in range(K):
-        acc += probs[k]
-        if u < acc:
-            return k
-    return K - 1
-
-
-@njit(cache=True)
-def expected_counts(pi, ptr, words, docs, alpha, sweeps, burn, key, ekw, ek):
-    """Within-document Gibbs for the documents ``docs``; adds E[n_dkw] into ekw (K x W) and E[n_dk.] into ek.
-
-    ``sweeps`` Gibbs sweeps per document, the first ``burn`` discarded, the rest averaged.
-    """
-    K = pi.shape[0]
-    probs = np.empty(K)
+def _expected_counts_t(pit, ptr, words, docs, alpha, sweeps, burn, key, ekw, ek):
+    """Kernel of :func:`expected_counts` on the transposed topics ``pit`` (W x K, C order), so that the K
+    probabilities of a token's word are one contiguous row (the K x W layout reads K cache lines per token).
+    The categorical draw compares one uniform against the running sum of the unnormalised probabilities,
+    summed in topic order (the same arithmetic and random-number use as the reference twin in the tests)."""
+    W, K = pit.shape
+    cum = np.empty(K)
     ndk = np.empty(K)
     n_keep = sweeps - burn
+    inc = 1.0 / n_keep
+    max_len = 0
+    for di in range(docs.shape[0]):
+        d = docs[di]
+        if ptr[d + 1] - ptr[d] > max_len:
+            max_len = ptr[d + 1] - ptr[d]
+    z = np.empty(max_len, dtype=np.int64)
     for di in range(docs.shape[0]):
         d = docs[di]
         a, b = ptr[d], ptr[d + 1]
         L = b - a
         if L == 0:
             continue
-        z = np.empty(L, dtype=np.int64)
         ndk[:] = 0.0
         for t in range(L):
             z[t] = uniform_int(key, K)
             ndk[z[t]] += 1.0
         for s in range(sweeps):
+            keep = s >= burn
             for t in range(L):
                 w = words[a + t]
                 ndk[z[t]] -= 1.0
+                tot = 0.0
                 for k in range(K):
-                    probs[k] = (alpha + ndk[k]) * pi[k, w]
-                k_new = _sample_k(probs, K, key)
+                    tot += (alpha + ndk[k]) * pit[w, k]
+                    cum[k] = tot
+                u = uniform(key) * tot
+                k_new = K - 1
+                for k in range(K):
+                    if u < cum[k]:
+                        k_new = k
+                        break
                 z[t] = k_new
                 ndk[k_new] += 1.0
-                if s >= burn:
-                    ekw[k_new, w] += 1.0 / n_keep
-            if s >= burn:
+                if keep:
+                    ekw[k_new, w] += inc
+            if keep:
                 for k in range(K):
                     ek[k] += ndk[k] / n_keep
+
+
+def expected_counts(pi, ptr, words, docs, alpha, sweeps, burn, key, ekw, ek):
+    """Within-document Gibbs for the documents ``docs``; adds E[n_dkw] into ekw (K x W) and E[n_dk.] into ek.
+
+    ``sweeps`` Gibbs sweeps per document, the first ``burn`` discarded, the rest averaged; p(z = k) ∝
+    (alpha + n_dk^-) pi_kw (SGNHT App. H). ``pi`` is K x W; the kernel runs on its transpose."""
+    _expected_counts_t(np.ascontiguousarray(np.asarray(pi, dtype=np.float64).T), ptr, words,
+                       np.ascontiguousarray(docs, np.int64), float(alpha), int(sweeps), int(burn), key, ekw, ek)
+
+
+@njit(cache=True)
+def _transpose(a, out):
+    K, W = a.shape
+    for k in range(K):
+        for w in range(W):
+            out[w, k] = a[k, w]
+
+
+@njit(cache=True)
+def _assemble_grad(th, pi, ekw, ek, beta, sigma2, c, g):
+    """g = -((beta - theta) / sigma^2 + c (E[n_kw] - pi_kw E[n_k.])), all K x W, in one pass."""
+    K, W = th.shape
+    for k in range(K):
+        ekk = ek[k]
+        for w in range(W):
+            g[k, w] = -((beta - th[k, w]) / sigma2 + c * (ekw[k, w] - pi[k, w] * ekk))
 
 
 def completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, key, out):
@@ -118,7 +145,11 @@ class SemiCollapsedLDA:
         if not 0 <= self.burn < self.sweeps:
             raise ValueError(f"LDA: need 0 <= burn < sweeps, got burn={self.burn}, sweeps={self.sweeps}")
         self.dim = self.K * self.W
+        # work buffers of grad (one model = one chain; reused so the gradient allocates only its result)
         self._pi = np.empty((self.K, self.W))
+        self._pit = np.empty((self.W, self.K))
+        self._ekw = np.empty((self.K, self.W))
+        self._ek = np.empty(self.K)
 
     def init_position(self, seed: int):
         return np.random.default_rng(seed).normal(self.beta, 0.1, self.dim)
@@ -132,12 +163,13 @@ class SemiCollapsedLDA:
         """grad U~ = -(d/d theta) log posterior (minus the expression in the module docstring)."""
         th = theta.reshape(self.K, self.W)
         softmax_rows(th, self._pi)
-        ekw = np.zeros((self.K, self.W))
-        ek = np.zeros(self.K)
-        expected_counts(self._pi, self.ptr, self.words, np.ascontiguousarray(idx, np.int64), self.alpha,
-                        self.sweeps, self.burn, key, ekw, ek)
-        c = self.D / len(idx)
-        g = -((self.beta - th) / self.sigma**2 + c * (ekw - self._pi * ek[:, None]))
+        _transpose(self._pi, self._pit)
+        self._ekw.fill(0.0)
+        self._ek.fill(0.0)
+        _expected_counts_t(self._pit, self.ptr, self.words, np.ascontiguousarray(idx, np.int64), self.alpha,
+                           self.sweeps, self.burn, key, self._ekw, self._ek)
+        g = np.empty((self.K, self.W))
+        _assemble_grad(th, self._pi, self._ekw, self._ek, self.beta, self.sigma**2, self.D / len(idx), g)
         return g.ravel()
 
     def model(self) -> Model:
