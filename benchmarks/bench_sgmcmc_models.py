@@ -54,38 +54,29 @@ def main(argv=None):
     lda_train = None
     if os.path.isdir(args.kos_dir):
         lda_train = split_lda_corpus(load_corpus(args.kos_dir), 1000, 200)[0]
+    def timed(label, unit, make, steps, step_size, batch_size, per):
+        """Time ``repeats`` chains of ``steps`` steps of the current sampler on ``make(repeat)``; record per ``per`` steps."""
+        for r in range(args.repeats):
+            m = make(r)
+            t = time.perf_counter()
+            res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=steps, step_size=step_size,
+                                     batch_size=batch_size, burnin=steps - 1, progress=False)
+            el = time.perf_counter() - t
+            rows.append({"model": label, "sampler": name, "unit": unit, "repeat": r, "seconds": el * per / steps,
+                         "sampler_seconds": res.wall_time * per / steps, "steps": steps})
+
     with threadpool_limits(1, "blas"):
         for name, alg in [("SGHMC", samplers.sghmc_reformulated(a=0.01)), ("SGNHT", samplers.sgnht_reformulated(a=0.01))]:
             steps = args.n_train // 20
-            for r in range(args.repeats):
-                m = bnn.BNN(Xtr, ytr, hidden=100, seed=r)
-                t = time.perf_counter()
-                res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=steps, step_size=2e-7,
-                                         batch_size=20, burnin=steps - 1, progress=False)
-                rows.append({"model": "BNN", "sampler": name, "unit": "epoch", "repeat": r,
-                             "seconds": time.perf_counter() - t, "sampler_seconds": res.wall_time, "steps": steps})
+            timed("BNN", "epoch", lambda r: bnn.BNN(Xtr, ytr, hidden=100, seed=r), steps, 2e-7, 20, steps)
             if ratings is not None:
                 tr, _, _ = split_ratings(ratings)
-                for r in range(args.repeats):
-                    m = bpmf.BPMF(tr["user"].values, tr["item"].values, tr["rating"].values,
-                                  int(ratings["user"].max()) + 1, int(ratings["item"].max()) + 1, rank=10, seed=r)
-                    t = time.perf_counter()
-                    res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=args.bpmf_iters,
-                                             step_size=2e-7, batch_size=400, burnin=args.bpmf_iters - 1, progress=False)
-                    el = time.perf_counter() - t
-                    rows.append({"model": "BPMF", "sampler": name, "unit": "iteration", "repeat": r,
-                                 "seconds": el / args.bpmf_iters, "sampler_seconds": res.wall_time / args.bpmf_iters,
-                                 "steps": args.bpmf_iters})
+                nu, ni = int(ratings["user"].max()) + 1, int(ratings["item"].max()) + 1
+                timed("BPMF", "iteration", lambda r: bpmf.BPMF(tr["user"].values, tr["item"].values, tr["rating"].values,
+                                                                nu, ni, rank=10, seed=r), args.bpmf_iters, 2e-7, 400, 1)
             if lda_train is not None:
-                for r in range(args.repeats):
-                    m = lda.SemiCollapsedLDA(lda_train, n_topics=30, sweeps=10)
-                    t = time.perf_counter()
-                    res = samplers.run_chain(alg, m.model(), m.init_position(r), seed=r, n_steps=args.lda_iters,
-                                             step_size=2e-5, batch_size=100, burnin=args.lda_iters - 1, progress=False)
-                    el = time.perf_counter() - t
-                    rows.append({"model": "LDA", "sampler": name, "unit": "iteration", "repeat": r,
-                                 "seconds": el / args.lda_iters, "sampler_seconds": res.wall_time / args.lda_iters,
-                                 "steps": args.lda_iters})
+                timed("LDA", "iteration", lambda r: lda.SemiCollapsedLDA(lda_train, n_topics=30, sweeps=10),
+                      args.lda_iters, 2e-5, 100, 1)
     df = pd.DataFrame(rows)
     summ = df.groupby(["model", "sampler", "unit"])["seconds"].median().reset_index(name="median_seconds")
     os.makedirs(args.out, exist_ok=True)
