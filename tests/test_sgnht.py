@@ -192,6 +192,26 @@ def test_fig3_rows_not_testable_where_sghmc_does_not_degrade():
     assert r["bnn"]["holds"] is True and r["lda"]["holds"] is None and r["KE"]["holds"] is True
 
 
+def test_fig3_bnn_failure_points_to_its_deciding_experiment():
+    """Fig3-bnn: SGNHT degrading more than SGHMC + 1 pooled sd fails, and the failing claim's note names the study
+    and the README section that explain it (a holding one does not carry that pointer)."""
+    def frame(sgnht_worse):
+        rows = []
+        for seed in [0, 1]:
+            for method in ["SGHMC", "SGNHT"]:
+                for eta in [1.0, 2.0]:
+                    m = 10.0 + (5.0 if eta == 2.0 else 0.0) + (sgnht_worse if (method == "SGNHT" and eta == 2.0) else 0.0)
+                    rows.append(dict(task="bnn", seed=seed, method=method, a=0.001, eta=eta, metric=m + 0.3 * seed,
+                                     diverged=False, mean_ke=0.5 if method == "SGNHT" else 0.9))
+        return pd.DataFrame(rows)
+
+    ml = {"tasks": ["bnn"], "seeds": [0, 1], "bnn": {"n_iter": 100, "burnin": 20}}
+    bad = {c.id: c for c in claims.check_fig3(frame(10.0), ml, "smoke")}["SGNHT-Fig3-bnn"]
+    good = {c.id: c for c in claims.check_fig3(frame(0.0), ml, "smoke")}["SGNHT-Fig3-bnn"]
+    assert bad.holds is False and "bnn_gap" in bad.note and "Convergence of the ML runs" in bad.note
+    assert good.holds is True and "bnn_gap" not in good.note
+
+
 def test_tau_study_table_and_claim(tmp_path):
     settings = {"n_steps": 20_000, "burnin": 1000, "step_sizes": [0.01], "frictions": [1.0, 10.0], "data_seed": 0,
                 "seeds": [0, 1, 2], "n_data": [100], "batch_sizes": [10, 50]}
