@@ -118,13 +118,13 @@ def test_fig4_claim_passes_on_exact_draws_and_fails_on_one_mode(tmp_path):
     t = pd.concat(rows, ignore_index=True)
     c = claims.check_fig4(t, truth, FIG4, "smoke")
     assert c.holds is True, c.measured
-    assert "deciding experiments" not in c.note
+    assert "deciding experiments" not in c.as_dict()["note"]
     figures.fig4(t, truth, FIG4, tmp_path / "Fig4.png")
     assert (tmp_path / "Fig4.png").stat().st_size > 10000
     one = t[(t["method"] != "SGGMC") | (claims.mode_side(t["v1"], t["v2"]) == 1)]  # SGGMC stuck in mode 1
     c = claims.check_fig4(one, truth, FIG4, "smoke")
     assert c.holds is False and c.details["verdicts"]["weights_within_3_mcse_and_switching"] is False
-    assert "sggmc/README.md, Fig. 4" in c.note  # a failing claim points to its deciding experiments
+    assert "sggmc/README.md, Fig. 4" in c.as_dict()["note"]  # a failing claim's file points to its deciding experiments
 
 
 def test_fig4_runs_tiny():

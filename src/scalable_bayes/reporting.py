@@ -36,6 +36,8 @@ class Claim:
     holds : True/False, or None when the claim cannot be checked at this scale (``note`` says why).
     scale : the config profile (``smoke``, ``quick``, ``paper``) plus every departure from the paper.
     paper_value, details, note : optional; ``details`` is JSON-serialisable.
+    if_fails : optional; where a failing claim's deciding experiment and its finding are written. Joined to
+        ``note`` when ``holds`` is False (the claim file then says where to look), dropped otherwise.
     """
 
     id: str
@@ -47,9 +49,15 @@ class Claim:
     paper_value: str | None = None
     details: Mapping[str, Any] | None = field(default=None)
     note: str | None = None
+    if_fails: str | None = None
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The claim file's fields (:func:`write_claim`): ``if_fails`` joined to the note when the claim fails."""
+        d = asdict(self)
+        extra = d.pop("if_fails")
+        if extra and self.holds is False:
+            d["note"] = f"{d['note']} {extra}" if d["note"] else extra
+        return d
 
 
 def write_claim(

@@ -295,8 +295,8 @@ def check_fig4(t: pd.DataFrame, truth: pd.DataFrame, settings: dict, profile: st
                       "set, not 0.5: App. D's symmetry is approximate (the prior favours the mode whose angles are "
                       "nearer e1, and the sampled data's two clusters are not exactly where they were generated). "
                       "SGGMC-full (if run): the same eps, C and L on the full data set; within its bound, it places "
-                      "a failure of (ii) on the minibatch noise rather than the integrator."
-                      + ("" if weights_ok and tv_ok else " " + FIG4_FAIL_NOTE))
+                      "a failure of (ii) on the minibatch noise rather than the integrator.",
+                 if_fails=FIG4_FAIL_NOTE)
 
 
 # ---------------------------------------------------------------------------- Fig. 5: SAM (Sec. 5.3)
