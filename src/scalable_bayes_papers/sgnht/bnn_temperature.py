@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from scalable_bayes.models import bnn as bnn_mod
 from scalable_bayes.samplers import run_chain, sghmc_reformulated, sgnht_reformulated
+from scalable_bayes.utils import dataframe_to_markdown, save_table
 
 from . import data
 from .runs import eta_scale
@@ -81,7 +81,7 @@ class LayerTemperature:
 
 def run_study(args, jobs, cols: list[str]) -> None:
     """The one-off BNN studies' command line: MNIST from ``args.mnist``, BLAS on one thread, the rows of every
-    ``job(images, labels)`` written to ``args.out`` (:func:`write_tables`)."""
+    ``job(images, labels)`` written atomically to ``args.out``.csv (every field) and ``args.out``.md (``cols``)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     d = np.load(args.mnist)
     from threadpoolctl import threadpool_limits
@@ -90,7 +90,10 @@ def run_study(args, jobs, cols: list[str]) -> None:
     with threadpool_limits(limits=1, user_api="blas"):
         for job in jobs:
             rows += job(d["images"], d["labels"])
-    write_tables(rows, cols, args.out)
+    t = pd.DataFrame(rows)
+    save_table(t, f"{args.out}.csv")
+    save_table(t[cols], f"{args.out}.md")
+    logger.info("written %s.{csv,md}:\n%s", args.out, dataframe_to_markdown(t[cols]))
 
 
 def main(argv=None) -> None:
@@ -104,19 +107,6 @@ def main(argv=None) -> None:
     jobs = [lambda im, lb, a=a, eta=eta: layer_temperatures(im, lb, a, eta, n_iter=args.n_iter, burnin=args.n_iter // 5)
             for a, eta in cells]
     run_study(args, jobs, ["method", "a", "eta", "mean_ke", "alpha_end_over_a"] + [f"T_{g}" for g in GROUPS])
-
-
-def write_tables(rows: list[dict], cols: list[str], out) -> None:
-    """``out``.csv (every field of ``rows``) and ``out``.md (the columns ``cols``, 3 significant digits)."""
-    t = pd.DataFrame(rows)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    t.to_csv(f"{out}.csv", index=False)
-    md = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n"
-    md += "".join("| " + " | ".join(f"{r[c]:.3g}" if isinstance(r[c], float) else str(r[c]) for c in cols) + " |\n"
-                  for _, r in t.iterrows())
-    Path(f"{out}.md").write_text(md)
-    logger.info("written %s.md:\n%s", out, md)
 
 
 if __name__ == "__main__":
