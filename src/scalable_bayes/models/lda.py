@@ -104,14 +104,6 @@ def expected_counts(pi, ptr, words, docs, alpha, sweeps, burn, key, ekw, ek):
 
 
 @njit(cache=True)
-def _transpose(a, out):
-    K, W = a.shape
-    for k in range(K):
-        for w in range(W):
-            out[w, k] = a[k, w]
-
-
-@njit(cache=True)
 def _assemble_grad(th, pi, ekw, ek, beta, sigma2, c, g):
     """g = -((beta - theta) / sigma^2 + c (E[n_kw] - pi_kw E[n_k.])), all K x W, in one pass."""
     K, W = th.shape
@@ -163,7 +155,7 @@ class SemiCollapsedLDA:
         """grad U~ = -(d/d theta) log posterior (minus the expression in the module docstring)."""
         th = theta.reshape(self.K, self.W)
         softmax_rows(th, self._pi)
-        _transpose(self._pi, self._pit)
+        np.copyto(self._pit, self._pi.T)
         self._ekw.fill(0.0)
         self._ek.fill(0.0)
         _expected_counts_t(self._pit, self.ptr, self.words, np.ascontiguousarray(idx, np.int64), self.alpha,
