@@ -51,11 +51,14 @@ def main(argv=None):
             with tarfile.open(tgz) as tf:
                 tf.extractall(tmp, filter="data")
             ratings = readers.read_movielens_100k(tmp)
+    if ratings is not None:
+        tr, _, _ = split_ratings(ratings)
+        nu, ni = int(ratings["user"].max()) + 1, int(ratings["item"].max()) + 1
     lda_train = None
     if os.path.isdir(args.kos_dir):
         lda_train = split_lda_corpus(load_corpus(args.kos_dir), 1000, 200)[0]
-    def timed(label, unit, make, steps, step_size, batch_size, per):
-        """Time ``repeats`` chains of ``steps`` steps of the current sampler on ``make(repeat)``; record per ``per`` steps."""
+    def timed(name, alg, label, unit, make, steps, step_size, batch_size, per):
+        """Time ``repeats`` chains of ``steps`` steps of sampler ``alg`` on ``make(repeat)``; record per ``per`` steps."""
         for r in range(args.repeats):
             m = make(r)
             t = time.perf_counter()
@@ -68,14 +71,13 @@ def main(argv=None):
     with threadpool_limits(1, "blas"):
         for name, alg in [("SGHMC", samplers.sghmc_reformulated(a=0.01)), ("SGNHT", samplers.sgnht_reformulated(a=0.01))]:
             steps = args.n_train // 20
-            timed("BNN", "epoch", lambda r: bnn.BNN(Xtr, ytr, hidden=100, seed=r), steps, 2e-7, 20, steps)
+            timed(name, alg, "BNN", "epoch", lambda r: bnn.BNN(Xtr, ytr, hidden=100, seed=r), steps, 2e-7, 20, steps)
             if ratings is not None:
-                tr, _, _ = split_ratings(ratings)
-                nu, ni = int(ratings["user"].max()) + 1, int(ratings["item"].max()) + 1
-                timed("BPMF", "iteration", lambda r: bpmf.BPMF(tr["user"].values, tr["item"].values, tr["rating"].values,
-                                                                nu, ni, rank=10, seed=r), args.bpmf_iters, 2e-7, 400, 1)
+                timed(name, alg, "BPMF", "iteration",
+                      lambda r: bpmf.BPMF(tr["user"].values, tr["item"].values, tr["rating"].values, nu, ni, rank=10,
+                                          seed=r), args.bpmf_iters, 2e-7, 400, 1)
             if lda_train is not None:
-                timed("LDA", "iteration", lambda r: lda.SemiCollapsedLDA(lda_train, n_topics=30, sweeps=10),
+                timed(name, alg, "LDA", "iteration", lambda r: lda.SemiCollapsedLDA(lda_train, n_topics=30, sweeps=10),
                       args.lda_iters, 2e-5, 100, 1)
     df = pd.DataFrame(rows)
     summ = df.groupby(["model", "sampler", "unit"])["seconds"].median().reset_index(name="median_seconds")
