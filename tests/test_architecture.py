@@ -75,7 +75,7 @@ def test_the_import_walk_sees_relative_and_absolute_imports():
                                                            "from ..inference.lda._rng import stream\n")
 
 
-@pytest.mark.parametrize("leaf", ["rng", "intrinsics"])
+@pytest.mark.parametrize("leaf", ["rng", "intrinsics", "jitcache"])
 def test_leaves_import_nothing_of_the_library(leaf):
     f = LIB / f"{leaf}.py"
     assert f.exists(), f"one home for the low-level {leaf} module: src/scalable_bayes/{leaf}.py"

@@ -5,6 +5,11 @@ The library knows nothing about Snakemake; ``workflow/scripts`` are thin adapter
 
 import logging
 
+from .jitcache import install_library_locator
+
+# before any kernel of the library is defined: cached kernels are stamped with the library's digest
+install_library_locator()
+
 __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())

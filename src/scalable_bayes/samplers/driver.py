@@ -17,7 +17,10 @@ kernels as globals and calls ``_run_chunk``; that wrapper is ``@njit(cache=True)
 Snakemake job reuses the compiled chunk loop instead of compiling it again. Kernels that are not
 importable (closures) fall back to the uncached ``_run_chunk``. The wrapper's source carries a
 digest of every module the kernels may call (:func:`_dependency_digest`; Numba's cache does not
-notice edited callees). Pairs with a
+notice edited callees) and the kernels' fingerprint (:func:`scalable_bayes.jitcache.kernel_fingerprint`:
+bytecode, closure cells, the global values Numba freezes into the code, recursively through callees),
+so a gradient typed at a prompt, one whose global is set at run time, or one redefined in the same
+process never reuses another's loop; kernels the fingerprint cannot describe are not cached. Pairs with a
 fastmath kernel are never cached: Numba's cached object code for them was measured to differ in
 the last bit from the in-memory compilation, which would make a seed's first run differ from
 later ones. Pairs with a parallel (prange) kernel are never cached either: loading such a cached
@@ -52,6 +55,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from ..jitcache import cache_dir, kernel_fingerprint
 from ..rng import make_key, partial_shuffle, resolve_seed
 from ..utils import atomic_path
 from .base import DivergenceError, SamplingAlgorithm, SGState, _check_step
@@ -261,9 +265,11 @@ def _run_chunk_extra(n_extra: int):
     return njit(ns["_run_chunk"])
 
 
-def _wrapper_source(kmod, kname, gmod, gname, extras=()) -> str:
+def _wrapper_source(kmod, kname, gmod, gname, extras=(), fingerprint="") -> str:
     """Source of ``_run_chunk`` with the kernels bound as module globals (so Numba can cache it);
-    ``extras``: (module, name) of the model kernels a step kernel with ``model_kernels`` calls."""
+    ``extras``: (module, name) of the model kernels a step kernel with ``model_kernels`` calls;
+    ``fingerprint``: :func:`~scalable_bayes.jitcache.kernel_fingerprint` of the kernels, written into
+    the source (with the digest of the modules they import) so that other kernel code gets another file."""
     body = _chunk_source(len(extras))
     fs = "".join(f"f{i}, " for i in range(len(extras)))
     body = "@njit(cache=True)\n" + body.replace(f"def _run_chunk(kern, grad, {fs}", "def run(")
@@ -276,7 +282,7 @@ def _wrapper_source(kmod, kname, gmod, gname, extras=()) -> str:
     head = _WRAPPER_HEAD.format(kmod=kmod, kname=kname, gmod=gmod, gname=gname)
     head += "".join(f"import {m} as _fm{i}\n" for i, (m, _) in enumerate(extras))
     digest = _dependency_digest(kmod, gmod, *(m for m, _ in extras))
-    return head.replace("\nimport numpy", f"\n# dependencies: {digest}\nimport numpy", 1) + "\n" + body
+    return head.replace("\nimport numpy", f"\n# dependencies: {digest}\n# kernels: {fingerprint}\nimport numpy", 1) + "\n" + body
 
 
 _RUNNERS: dict = {}
@@ -284,8 +290,7 @@ _PERM_DTYPE = np.int32  # minibatch permutation: half the footprint of int64 (fe
 
 
 def _cache_dir() -> Path:
-    d = os.environ.get("SCALABLE_BAYES_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "scalable_bayes")
-    return Path(d) / "chunk_runners"
+    return cache_dir()
 
 
 def _importable(fn):
@@ -331,9 +336,17 @@ def chunk_runner(kern, grad, extras=()):
         # from Numba's cache (SIGSEGV at the first call; Numba 0.6x, the simplex samplers' block-parallel
         # steps); the first, compiling process ran fine. Such pairs are compiled in memory.
         a = b = None
-    runner = None
+    fingerprint = None
     if a is not None and b is not None:
-        src = _wrapper_source(a[0], a[1], b[0], b[1], tuple(ext))
+        # everything Numba freezes into the loop (bytecode, closures, global values, callees); None:
+        # a kernel reads something the fingerprint cannot describe, so the loop is compiled in memory
+        fingerprint = kernel_fingerprint(kern, grad, *extras)
+        if fingerprint is None:
+            logger.info("chunk loop of %s / %s compiled in memory: a kernel reads a value the cache key cannot "
+                        "describe", a[1], b[1])
+    runner = None
+    if fingerprint is not None:
+        src = _wrapper_source(a[0], a[1], b[0], b[1], tuple(ext), fingerprint)
         tag = hashlib.sha1(src.encode()).hexdigest()[:12]
         name = f"sb_chunk_{a[1]}_{b[1]}_{tag}".replace(".", "_")
         try:
