@@ -529,7 +529,8 @@ def test_gmc_refuses_minibatches():
 
 
 def test_pipeline_and_paper_settings_pass_the_checks():
-    """The SGGMC paper's settings (App. F.1-F.2 as in config/config.yaml) are far inside every bound."""
+    """The SGGMC paper's settings (App. F.1-F.3 as in config/config.yaml) are far inside every bound."""
+    from scalable_bayes.inference.sam import SphericalAdmixture
     from scalable_bayes_papers.sggmc import runs
 
     f3 = dict(step_size=0.01, rho=0.1, noise_var=1000.0, n_inner=30, mu2_reading="angle")
@@ -538,3 +539,8 @@ def test_pipeline_and_paper_settings_pass_the_checks():
         alg.bind(model).check_step_size(0.01)
     alg, eps = samplers.sggmc_sgd(5e-4, 0.1, 100, n_inner=10, noise="fisher")  # Fig. 4
     alg.bind(_mixture()[0]).check_step_size(eps)
+    # Fig. 5: the default gamma = 0.5 / kappa on the smallest corpus shape of the pipeline, and 100x it
+    for kappa, D, V in ((3e4, 2000, 4656), (2e4, 2000, 5000)):
+        for gamma in (0.5 / kappa, 50.0 / kappa):
+            for method in ("sggmc", "gsgnht"):
+                SphericalAdmixture(20, method, kappa=kappa, gamma=gamma)._validate(D, V)
