@@ -87,6 +87,7 @@ import naive_samplers as naive  # noqa: E402
 from scalable_bayes import models, samplers  # noqa: E402
 from scalable_bayes.evaluation import mcmc  # noqa: E402
 from scalable_bayes.rng import make_key  # noqa: E402
+from scalable_bayes.samplers import geodesic  # noqa: E402
 from scalable_bayes.samplers.base import DivergenceError  # noqa: E402
 from scalable_bayes.samplers.driver import batch_key  # noqa: E402
 from scalable_bayes.samplers.geodesic import (  # noqa: E402
@@ -441,3 +442,105 @@ def test_closure_kernels_take_the_uncached_loop_with_the_same_draws():
     py = models.Model("py", 3, 0, grad_py=lambda x, idx, key: v.gradient(x, idx, key), manifold=v.manifold)
     with pytest.raises(ValueError, match="only a NumPy gradient"):
         samplers.run_chain(samplers.sggmc(2.0, n_inner=2), py, [1.0, 0.0, 0.0], seed=0, n_steps=5, step_size=0.05)
+
+
+# ------------------------------------------------------------------ settings that run to nonsense
+def _python_steps(alg, model, x0, h, n, batch=None):
+    """``n`` Python steps (SamplingAlgorithm.build_kernel) from ``x0``."""
+    step = alg.build_kernel(model)
+    key = make_key(0, 0)
+    st = alg.init(x0, key, step_size=h)
+    for _ in range(n):
+        st, _info = step(key, st, batch, h)
+    return st
+
+
+def test_friction_times_step_beyond_its_bound_is_refused():
+    """SGGMC with eps C = 100 (eps = 1, C = 100 on S^2) froze at its start: exp(-eps C) wipes the velocity every
+    step (sampled temperature (a/2)/sinh(a/2) = 1e-20). Refused above eps C = 4.35 (temperature 1/2), and gSGNHT
+    above 4 sqrt(3) (temperature cosh(asinh(a)/2) = 2), by the run, the factory and App. E's parametrisation."""
+    v = models.vmf([1.0, 0.0, 0.0], 10.0)
+    for alg, C in ((samplers.sggmc(100.0), 100.0), (samplers.gsgnht(100.0), 100.0)):
+        with pytest.raises(ValueError, match=r"largest step .*eps C would exceed .*C = 100.*friction C"):
+            samplers.run_chain(alg, v, [0.0, 1.0, 0.0], seed=0, n_steps=50, step_size=1.0)
+        with pytest.raises(ValueError, match="eps C would exceed"):
+            _python_steps(alg, v, [0.0, 1.0, 0.0], 1.0, 1)
+    with pytest.raises(ValueError, match=r"eps C = 1 x 100 = 100 exceeds 4.355.*Lower the step size below 0.04355"):
+        samplers.sggmc(100.0, step_size=1.0)
+    with pytest.raises(ValueError, match=r"momentum coefficient rho = 5 = eps C exceeds 4.355"):
+        samplers.sggmc_sgd(5e-4, 5.0, 100)
+    with pytest.raises(ValueError, match=r"rho = 8 = eps C exceeds 6.928"):
+        samplers.sggmc_sgd(5e-4, 8.0, 100, thermostat=True)
+    # the bounds are where the sampled temperature crosses 1/2 and 2
+    assert geodesic.sampled_temperature(geodesic.SGGMC_MAX_EPS_C, False) == pytest.approx(0.5, rel=1e-12)
+    assert geodesic.sampled_temperature(geodesic.GSGNHT_MAX_EPS_C, True) == pytest.approx(2.0, rel=1e-12)
+    assert geodesic.sampled_temperature(0.1, False) > 0.999 and geodesic.sampled_temperature(0.1, True) < 1.002
+    # just below the bound the chain runs
+    samplers.run_chain(samplers.sggmc(100.0), v, [0.0, 1.0, 0.0], seed=0, n_steps=50, step_size=0.04)
+
+
+def test_step_turning_a_block_past_half_a_circle_is_refused():
+    """eps sqrt(block - 1) > pi: the velocity at its equilibrium length wraps each block more than half a great
+    circle per step (the bound comes from the model's sphere, at bind)."""
+    s2 = models.vmf([1.0, 0.0, 0.0], 10.0)
+    with pytest.raises(ValueError, match=r"eps sqrt\(block - 1\) = pi on S\^2.*lower step_size below 2.221"):
+        samplers.run_chain(samplers.gsgnht(0.1), s2, [0.0, 1.0, 0.0], seed=0, n_steps=50, step_size=3.0)
+    mu = np.zeros(50)
+    mu[0] = 1.0
+    s49 = models.vmf(mu, 10.0)
+    x0 = s49.manifold.random_point(0)
+    for alg in (samplers.sggmc(0.1), samplers.gsgnht(0.1, n_inner=2)):
+        with pytest.raises(ValueError, match=r"half a great circle.*below 0.4488"):
+            samplers.run_chain(alg, s49, x0, seed=0, n_steps=50, step_size=0.5)
+        with pytest.raises(ValueError, match=r"half a great circle"):
+            _python_steps(alg, s49, x0, 0.5, 1)
+        samplers.run_chain(alg, s49, x0, seed=0, n_steps=50, step_size=0.4)
+
+
+def test_runaway_thermostat_is_a_divergence_naming_it():
+    """gSGNHT at eps = 2 on S^2 (below the angle bound): the thermostat overshot to a negative friction, then to
+    xi ~ 1e3 and froze the chain (measured before the check: max |xi| 1969, mean of the chain 0.03 against 0.90).
+    The step kernel stops it once |xi eps| > 53 ln 2; the DivergenceError names the thermostat and the step."""
+    v = models.vmf([1.0, 0.0, 0.0], 10.0)
+    for alg in (samplers.gsgnht(1.0), samplers.gsgnht(1.0, n_inner=2)):
+        with pytest.raises(DivergenceError, match=r"thermostat xi reached .*xi eps = .*at step size 2\b") as err:
+            samplers.run_chain(alg, v, [0.0, 1.0, 0.0], seed=3, n_steps=20000, step_size=2.0)
+        assert err.value.step >= 0
+        with pytest.raises(DivergenceError, match=r"thermostat xi reached"):
+            _python_steps(alg, v, np.array([0.0, 1.0, 0.0]), 2.0, 20000)
+    m, _ = _mixture()
+    x0 = np.concatenate([[1.0, 0.0], [math.cos(0.3), math.sin(0.3)]])
+    with pytest.raises(DivergenceError, match=r"thermostat xi reached"):
+        samplers.run_chain(samplers.gsgnht(0.5, noise="fisher"), m, x0, seed=1, n_steps=20000, step_size=2.0,
+                           batch_size=10)
+
+
+def test_gmc_refuses_minibatches():
+    """GMC's Metropolis-Hastings test on a minibatch's potential targets a different law at every step (measured on
+    the Fig. 4 posterior: E[cos v1] 0.988 at batch size 1 against 0.994 on the full data); refused, naming the
+    fix. The full data set runs."""
+    m, _ = _mixture()
+    x0 = np.concatenate([[1.0, 0.0], [math.cos(0.3), math.sin(0.3)]])
+    with pytest.raises(ValueError, match=r"GMC\(T=4\): minibatch of 10 < N = 60 .*Metropolis-Hastings.*batch_size=None"):
+        samplers.run_chain(samplers.gmc(4), m, x0, seed=0, n_steps=5, step_size=0.01, batch_size=10)
+    with pytest.raises(ValueError, match=r"minibatch of 10 < N = 60"):
+        _python_steps(samplers.gmc(4), m, x0, 0.01, 1, batch=np.arange(10, dtype=np.int64))
+    samplers.run_chain(samplers.gmc(4), m, x0, seed=0, n_steps=5, step_size=0.01, batch_size=60)
+
+
+def test_pipeline_and_paper_settings_pass_the_checks():
+    """The SGGMC paper's settings (App. F.1-F.3 as in config/config.yaml) are far inside every bound."""
+    from scalable_bayes.inference.sam import SphericalAdmixture
+    from scalable_bayes_papers.sggmc import runs
+
+    f3 = dict(step_size=0.01, rho=0.1, noise_var=1000.0, n_inner=30, mu2_reading="angle")
+    for method in ("SGGMC", "gSGNHT", "SGGMC-V0", "GMC"):
+        alg, model = runs.fig3_sampler(method, f3)
+        alg.bind(model).check_step_size(0.01)
+    alg, eps = samplers.sggmc_sgd(5e-4, 0.1, 100, n_inner=10, noise="fisher")  # Fig. 4
+    alg.bind(_mixture()[0]).check_step_size(eps)
+    # Fig. 5: the default gamma = 0.5 / kappa on the smallest corpus shape of the pipeline, and 100x it
+    for kappa, D, V in ((3e4, 2000, 4656), (2e4, 2000, 5000)):
+        for gamma in (0.5 / kappa, 50.0 / kappa):
+            for method in ("sggmc", "gsgnht"):
+                SphericalAdmixture(20, method, kappa=kappa, gamma=gamma)._validate(D, V)

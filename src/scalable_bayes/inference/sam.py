@@ -89,7 +89,7 @@ from threadpoolctl import threadpool_limits
 
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..models import sam as M
-from ..samplers.geodesic import sg_geodesic_step
+from ..samplers.geodesic import XI_EPS_MAX, max_eps_c, max_step_on_sphere, sampled_temperature, sg_geodesic_step
 from ..rng import fill_normal, make_key, resolve_seed, rng_from_seed, uniform
 from ..special import bessel_ratio, vmf_log_normalizer
 from ..utils import numba_threads
@@ -208,8 +208,12 @@ class SphericalAdmixture:
         (App. F.3).
     gamma, rho : App. E's learning rate (default 0.5 / kappa, ours) and momentum coefficient
         (eps = sqrt(gamma / D), C = rho / eps); ``eps`` and
-        ``friction`` override them. n_inner : L. grad_noise_var : V(x) as a scalar (0 in Sec. 5.3); 2C - eps V
-        must not be negative.
+        ``friction`` override them. A step that runs to nonsense is refused before fitting (sggmc, gsgnht;
+        :mod:`scalable_bayes.samplers.geodesic`, "Checks"): eps C (= rho) above 4.35 (SGGMC: sampled temperature
+        below 1/2, frozen for eps C >~ 50) or 6.93 (gSGNHT: above 2), or eps sqrt(V - 1) > pi (one step turns a
+        topic by more than half a great circle: gamma > D pi^2 / (V - 1)). A gSGNHT thermostat that runs away
+        (|xi eps| > 53 ln 2) stops the fit with a FloatingPointError naming it. n_inner : L. grad_noise_var : V(x)
+        as a scalar (0 in Sec. 5.3); 2C - eps V must not be negative.
     theta_steps, theta_leapfrog, theta_step_size, theta_floor : the GMC theta chains (transitions between
         stored samples, leapfrog steps, initial step size, floor of the initialisation).
     theta_target_accept : the theta step size is adapted between outer iterations towards this acceptance
@@ -280,9 +284,11 @@ class SphericalAdmixture:
         self.budget_clock = budget_clock
 
     # ------------------------------------------------------------------ validation
-    def _validate(self, n_docs):
+    def _validate(self, n_docs, n_words=None):
         """All settings -> a dict of resolved values; raises ValueError naming the problem (nothing is
-        written to the estimator before this returns)."""
+        written to the estimator before this returns). With ``n_words`` (V) the SGGMC / gSGNHT step is checked
+        against the library's bounds (:mod:`scalable_bayes.samplers.geodesic`, "Checks"): eps C (= rho) and the
+        angle eps sqrt(V - 1) of one step on S^{V-1}."""
         K = self.n_topics
         if isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer)) or K < 2:
             raise ValueError(f"n_topics (K) must be an integer >= 2, got {K!r}")
@@ -338,6 +344,8 @@ class SphericalAdmixture:
         if 2.0 * C - eps * vn < 0:
             raise ValueError(f"the noise variance (2C - eps V) eps of SGGMC Alg. 1 is negative: C = {C:.4g}, "
                              f"eps = {eps:.4g}, V = {vn:.4g}; lower the step size or raise the friction")
+        if self.method in ("sggmc", "gsgnht"):
+            self._check_sg_step(eps, C, D, n_words)
         kappa = float(self.kappa)
         th_eps = (0.5 / math.sqrt(kappa + 2.0 * alpha.sum()) if self.theta_step_size is None
                   else float(self.theta_step_size))
@@ -356,6 +364,36 @@ class SphericalAdmixture:
         return dict(K=K, alpha=alpha, eps=eps, C=C, vn=vn, th_eps=th_eps, be_eps=be_eps, floor=floor, S=S,
                     samples_dtype=np.dtype(str(self.samples_dtype)), seed=resolve_seed(self.seed))
 
+    def _check_sg_step(self, eps, C, D, V):
+        """ValueError if the SGGMC / gSGNHT topic chain's step runs to nonsense, named in the estimator's settings
+        (gamma and rho, or eps and friction): eps C above :func:`~scalable_bayes.samplers.geodesic.max_eps_c`
+        (SGGMC: sampled temperature below 1/2, frozen for eps C >~ 50; gSGNHT: above 2), or a step that turns a
+        topic by eps sqrt(V - 1) > pi radians at the velocity's equilibrium length (measured on a synthetic corpus,
+        K = 4, V = 120, D = 200: gamma from 1e2 to 1e8 ran to the end with consecutive topic samples at cosines
+        -0.7..0.5, i.e. unrelated, and gSGNHT's thermostat at 5e9, frozen)."""
+        thermo = self.method == "gsgnht"
+        step = (f"eps = {eps:.4g} (given)" if self.eps is not None
+                else f"eps = sqrt(gamma / D) = sqrt({self._gamma_used():.4g} / {D}) = {eps:.4g}")
+        fric = f"C = {C:.4g} (friction, given)" if self.friction is not None else f"C = rho / eps = {C:.4g} (rho = {self.rho!r})"
+        lim = max_eps_c(thermo)
+        if eps * C > lim:
+            raise ValueError(
+                f"SAM {self.method}: {step} and {fric} give eps C = {eps * C:.4g} > {lim:.4g}: the topic chain samples "
+                f"at temperature {sampled_temperature(eps * C, thermo):.3g} instead of 1"
+                + ("" if thermo else " and freezes for eps C >~ 50") + "; lower rho = eps C (App. E: 0.01-0.1)"
+                + (" or the friction" if self.friction is not None else ""))
+        if V is not None and V > 1 and eps > max_step_on_sphere(V):
+            top = max_step_on_sphere(V)
+            fix = (f"lower gamma to at most D pi^2 / (V - 1) = {D * top * top:.4g} (default 0.5 / kappa = "
+                   f"{0.5 / float(self.kappa):.3g})" if self.eps is None else f"lower eps below {top:.4g}")
+            raise ValueError(
+                f"SAM {self.method}: {step} turns each topic by eps sqrt(V - 1) = {eps * math.sqrt(V - 1):.4g} > pi "
+                f"radians per step at the velocity's equilibrium length on S^{V - 1} (V = {V} words): successive topic "
+                f"samples are unrelated and the chain samples nothing; {fix}")
+
+    def _gamma_used(self):
+        return 0.5 / float(self.kappa) if self.gamma is None else float(self.gamma)
+
     # ------------------------------------------------------------------ fit
     def fit(self, X, X_test=None):
         """Fit on ``X`` (D x V, l2-normalised rows, e.g. tf-idf; scipy CSR or dense); ``X_test`` (optional)
@@ -364,7 +402,7 @@ class SphericalAdmixture:
         D, V = X.shape
         if X_test is not None:
             X_test = check_unit_rows(X_test, V, what="X_test")
-        cfg = self._validate(D)
+        cfg = self._validate(D, V)
         if self.mean_direction is not None:
             m0 = np.asarray(self.mean_direction, dtype=np.float64).ravel()
             if m0.shape != (V,) or not np.all(np.isfinite(m0)) or abs(np.linalg.norm(m0) - 1.0) > UNIT_TOL:
@@ -571,6 +609,14 @@ class SphericalAdmixture:
             self._potential_grad(x, docs, scale, False)
             sg_geodesic_step(x, self._v, self._xi, self._grad, self._key, cfg["eps"], self._sg_hyper)
         if not np.all(np.isfinite(x)):
+            xi_eps = float(self._xi[0]) * cfg["eps"]
+            if self.method == "gsgnht" and not abs(xi_eps) <= XI_EPS_MAX:  # stopped by the step kernel
+                raise FloatingPointError(
+                    f"SAM gsgnht: the thermostat xi reached {self._xi[0]:.4g} at iteration {it}, a per-step friction "
+                    f"xi eps = {xi_eps:.4g} beyond +-{XI_EPS_MAX:.1f} (the velocity scaled by less than 2^-53 or more "
+                    f"than 2^53 in one step: the chain freezes or explodes; a healthy thermostat settles near "
+                    f"asinh(eps C) = {math.asinh(cfg['eps'] * cfg['C']):.3g}); the thermostat overshoots at eps = "
+                    f"{cfg['eps']:.4g}: lower gamma (eps = sqrt(gamma / D))")
             raise FloatingPointError(f"SAM {self.method}: topics became non-finite at iteration {it}; lower gamma "
                                      "(eps) or raise rho")
 

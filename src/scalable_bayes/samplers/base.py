@@ -79,7 +79,17 @@ class SamplingAlgorithm(NamedTuple):
       extra_state_per_dim * n`` more entries after the scalar thermostat (counters, scratch), so the
       kernel needs no allocation and the counters travel with the state.
     * ``max_step``: the largest step size the sampler's constants allow (e.g. the injected noise
-      variance (2C - h V) h must not be negative); a larger one is a ValueError before the first step.
+      variance (2C - h V) h must not be negative); a larger one is a ValueError before the first step,
+      whose message gives ``max_step_reason`` (why the bound exists and how to move it).
+    * ``step_bound``: ``step_bound(hyper) -> (largest step, reason)`` from the constants *with* the
+      model's manifold constants appended, for bounds that depend on the model (e.g. a geodesic
+      sampler's step is bounded by the sphere's block size); :meth:`bind` folds it into ``max_step``.
+    * ``full_batch``: the sampler is only correct on the full data set (an exact Metropolis-Hastings
+      test); a run with ``batch_size`` < N is a ValueError (:meth:`check_batch_size`).
+    * ``divergence_hint``: ``divergence_hint(state, step_size) -> str | None``, the sampler's own
+      explanation of a chain that stopped with a non-finite position (e.g. a runaway thermostat that the
+      step kernel stopped by making the position NaN); the driver's DivergenceError reports it instead of
+      its generic "step size too large".
     """
 
     name: str
@@ -94,6 +104,11 @@ class SamplingAlgorithm(NamedTuple):
     extra_state: int = 0
     extra_state_per_dim: int = 0
     max_step: float = math.inf
+    max_step_reason: str = ("the injected noise variance would be negative; lower step_size or raise the "
+                            "friction")
+    step_bound: Callable | None = None
+    full_batch: bool = False
+    divergence_hint: Callable | None = None
 
     # ---------------------------------------------------------------- interface
     def bind(self, model) -> "SamplingAlgorithm":
@@ -117,9 +132,12 @@ class SamplingAlgorithm(NamedTuple):
                                  f"{getattr(model, 'name', model)!r} does not provide; use a model that offers it "
                                  f"(e.g. those of scalable_bayes.models.sphere) or another sampler / noise setting")
         extra = man.constants() if man is not None else np.zeros(0)
-        if extra.shape[0] == 0:
-            return self
-        return self._replace(hyper=np.concatenate([self.hyper, extra]))
+        bound = self if extra.shape[0] == 0 else self._replace(hyper=np.concatenate([self.hyper, extra]))
+        if self.step_bound is not None:
+            limit, why = self.step_bound(bound.hyper)
+            if limit < bound.max_step:
+                bound = bound._replace(max_step=float(limit), max_step_reason=why)
+        return bound
 
     def init(self, position, rng, step_size=None) -> SGState:
         """Initial state at ``position``: p ~ N(0, I) (u ~ N(0, eta I) if reformulated), xi = xi_0."""
@@ -153,8 +171,18 @@ class SamplingAlgorithm(NamedTuple):
         h = _check_step(h, self.name)
         if h > self.max_step:
             raise ValueError(f"{self.name}: step_size {h:g} exceeds the largest step {self.max_step:g} its constants "
-                             f"allow (injected noise variance would be negative); lower step_size or raise the friction")
+                             f"allow: {self.max_step_reason}")
         return h
+
+    def check_batch_size(self, batch_size, n_data, model_name="model") -> None:
+        """A ValueError if the sampler needs the full data set (``full_batch``) and ``batch_size`` < ``n_data``."""
+        if self.full_batch and int(batch_size) < int(n_data):
+            raise ValueError(
+                f"{self.name}: minibatch of {int(batch_size)} < N = {int(n_data)} data on model {model_name!r}; this sampler "
+                f"uses exact gradients and an exact Metropolis-Hastings test, so on minibatches it samples the wrong "
+                f"law (its test accepts by the minibatch potential, a different target at every step, and no "
+                f"correction makes up for it). Use the full data set (batch_size=None) or a stochastic-gradient sampler "
+                f"(sggmc / gsgnht)")
 
     def build_kernel(self, model):
         """Return ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)`` for ``model``.
@@ -172,12 +200,14 @@ class SamplingAlgorithm(NamedTuple):
         extras = tuple(getattr(model, k) for k in self.model_kernels)
 
         def step(rng, state: SGState, minibatch, step_size):
-            h = self.check_step_size(step_size)
+            h = bound.check_step_size(step_size)
             key = as_key(rng)
             x = state.position.copy()
             p = state.momentum.copy()
             xi = state.thermostat.copy()
             idx = np.ascontiguousarray(minibatch if minibatch is not None else np.zeros(0, np.int64), dtype=np.int64)
+            if model.n_data > 0:
+                bound.check_batch_size(idx.shape[0], model.n_data, model.name)
             g = model.gradient(x, idx, key)
             with np.errstate(over="ignore", invalid="ignore"):
                 gn = float(np.sqrt(np.dot(g, g)))
@@ -195,9 +225,10 @@ class SamplingAlgorithm(NamedTuple):
             if model.reflect is not None:
                 _reflect(x, p, model.reflect)
             if not np.all(np.isfinite(x)):
+                hint = bound.divergence_hint(SGState(x, p, xi), h) if bound.divergence_hint is not None else None
                 raise DivergenceError(
-                    f"{name}: non-finite position for model {model.name!r}; likely cause: step size {h:g} too large. "
-                    f"Reduce step_size."
+                    f"{name}: non-finite position for model {model.name!r}; "
+                    + (hint if hint else f"likely cause: step size {h:g} too large. Reduce step_size.")
                 )
             return SGState(x, p, xi), SGInfo(float(ke), float(th), gn)
 

@@ -485,11 +485,13 @@ def run_chain(
         raise ValueError(f"{name}: thin must be >= 1, got {thin}")
     sched = _check_decay(step_decay, name)
     algorithm = algorithm.bind(model)  # the model's manifold constants; a ValueError for a wrong manifold
+    h = algorithm.check_step_size(h)  # bounds that need the manifold's constants (SamplingAlgorithm.step_bound)
     N = model.n_data
     if N > 0:
         b = N if batch_size is None else int(batch_size)
         if not 1 <= b <= N:
             raise ValueError(f"{name}: minibatch size {b} must be in [1, N={N}] for model {model.name!r}; lower batch_size")
+        algorithm.check_batch_size(b, N, model.name)  # samplers that are exact only on the full data set
         perm = np.arange(N, dtype=_PERM_DTYPE if N < 2**31 else np.int64)
     else:
         b = 0
@@ -564,9 +566,11 @@ def run_chain(
                 saved = f" The {n_rec} samples drawn so far are saved in {partial_path}."
             if bar is not None:
                 bar.close()
+            hint = algorithm.divergence_hint(SGState(x, p, xi), h) if algorithm.divergence_hint is not None else None
             raise DivergenceError(
-                f"{name} diverged at step {step} on model {model.name!r}: non-finite {cause}. Likely cause: step size "
-                f"{h:g} too large (or friction too small) for this target; reduce step_size.{saved}",
+                f"{name} diverged at step {step} on model {model.name!r}: non-finite {cause}. "
+                + (hint if hint else f"Likely cause: step size {h:g} too large (or friction too small) for this "
+                                     f"target; reduce step_size.") + saved,
                 step=step, partial_path=partial_path,
             )
         t += m
