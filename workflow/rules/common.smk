@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 from scalable_bayes.config import ConfigError, validate_config
+from scalable_bayes.dependencies import ImportGraph
 
 PAPERS = ["vmf", "sgnht", "sggmc", "scir", "esca"]
 
@@ -44,17 +45,50 @@ def all_targets():
     return out
 
 
-def paper_code(paper, *modules):
-    """Source files of a paper's modules (``"figures"``, ``"claims"``, ``"tables"``) under
-    ``src/scalable_bayes_papers/<paper>/``, as inputs of its figure and table rules: editing a figure
-    or a claim check re-runs those rules (and only them), so no claim goes stale; compute rules do not
-    depend on them, so changing a colour re-runs no sampler."""
-    root = Path(workflow.basedir) / "src" / "scalable_bayes_papers" / paper
-    files = [root / f"{m}.py" for m in modules]
-    missing = [str(f) for f in files if not f.exists()]
-    if missing:
-        raise WorkflowError(f"paper_code({paper!r}): no such module(s) {missing}")
-    return [str(f) for f in files]
+# The project's own code, read once per workflow parse (each module's imports are read once).
+_SRC = Path(workflow.basedir) / "src"
+_IMPORT_GRAPH = ImportGraph([_SRC], ["scalable_bayes", "scalable_bayes_papers"])
+_CODE_INPUTS = {}
+
+
+def code_inputs(script):
+    """Source files under ``src/`` of every module a job's code imports, transitively, as the inputs
+    of the rule that runs it: a job re-runs when the code it runs changes, and an edit re-runs only the
+    jobs whose code imports the edited file.
+
+    Followed are the modules of ``scalable_bayes`` and ``scalable_bayes_papers``, read statically
+    (:class:`scalable_bayes.dependencies.ImportGraph`: imports inside functions count, and every parent
+    package's ``__init__.py``, as importing a module runs it); any edit of those files counts, a comment
+    too. A workflow script itself is not listed: Snakemake's code trigger follows it. A compute rule runs
+    a script that imports no ``figures`` / ``claims`` / ``tables`` module, so its inputs hold none of
+    them and changing a colour re-runs no sampler (``tests/test_workflow.py``). Computed once per script
+    or module (the DAG of a few hundred jobs reads each module once).
+
+    Parameters
+    ----------
+    script : str
+        File name of a script in ``workflow/scripts/`` (``"sggmc_fig3_runs.py"``), or the dotted name of
+        a module a shell rule runs with ``python -m`` (``"scalable_bayes_papers.esca.mpi_run"``; its own
+        file is listed too).
+
+    Returns
+    -------
+    list of str
+        Absolute paths, sorted.
+    """
+    files = _CODE_INPUTS.get(script)
+    if files is None:
+        if script.endswith(".py"):
+            path = Path(workflow.basedir) / "workflow" / "scripts" / script
+            if not path.is_file():
+                raise WorkflowError(f"code_inputs({script!r}): no such script {path}")
+            found = _IMPORT_GRAPH.closure(scripts=[path])
+        else:
+            found = _IMPORT_GRAPH.closure(modules=[script])
+            if not found:
+                raise WorkflowError(f"code_inputs({script!r}): no such module under {_SRC}")
+        files = _CODE_INPUTS[script] = [str(f) for f in found]
+    return files
 
 
 # Conda environment of every rule for `--use-conda` users (envs/pipeline.post-deploy.sh installs

@@ -15,7 +15,11 @@ rule fetch_source:
         directory("data/raw/{source}"),
     # Where the files come from (mirror, URLs, retries) is read from the config inside the script,
     # not passed as params: a verified source does not depend on how it was obtained, so changing
-    # those settings must not re-run the fetch.
+    # those settings must not re-run the fetch. For the same reason, and unlike every other rule, it
+    # takes no code_inputs(): the fetch code only obtains the files and checks them against the sha256
+    # sums and counts pinned in corpora/sources.py, so an edit to it cannot change a verified source
+    # (a broken one fails that check), and re-downloading every data set after each edit of
+    # corpora/fetch.py would cost much and change nothing (force one with `--forcerun fetch_source`).
     log:
         "logs/data/fetch_source/{source}.log",
     benchmark:
@@ -35,6 +39,7 @@ rule news20_messages:
         CONDA_ENV
     input:
         **{"20news_bydate": "data/raw/20news_bydate"},
+        code=code_inputs("build_interim.py"),
     output:
         "data/interim/news20_messages.parquet",
     log:
@@ -54,6 +59,7 @@ rule wikipedia_counts:
     input:
         wikipedia_text="data/raw/wikipedia_text",
         wikipedia_vocab="data/raw/wikipedia_vocab",
+        code=code_inputs("build_interim.py"),
     output:
         counts="data/interim/wikipedia_counts/counts.npz",
         vocab="data/interim/wikipedia_counts/vocab.txt",
@@ -77,6 +83,7 @@ rule build_corpus_tfidf:
         CONDA_ENV
     input:
         unpack(corpus_raw_dirs),
+        code=code_inputs("build_corpus.py"),
     output:
         counts="data/processed/{corpus}/counts.npz",
         tfidf="data/processed/{corpus}/tfidf.npz",
@@ -106,6 +113,7 @@ rule build_corpus_counts:
         CONDA_ENV
     input:
         unpack(corpus_raw_dirs),
+        code=code_inputs("build_corpus.py"),
     output:
         counts="data/processed/{corpus}/counts.npz",
         vocab="data/processed/{corpus}/vocab.txt",
@@ -134,6 +142,7 @@ rule build_movielens:
         CONDA_ENV
     input:
         movielens_100k="data/raw/movielens_100k",
+        code=code_inputs("build_nontext.py"),
     output:
         "data/processed/movielens/ratings.parquet",
     log:
@@ -150,6 +159,7 @@ rule build_mnist:
         CONDA_ENV
     input:
         mnist="data/raw/mnist",
+        code=code_inputs("build_nontext.py"),
     output:
         "data/processed/mnist/mnist.npz",
     log:
@@ -166,7 +176,7 @@ rule dataset_table:
         CONDA_ENV
     input:
         meta=expand("data/processed/{corpus}/meta.json", corpus=config["data"]["table"]),
-        code=paper_code("data", "claims"),
+        code=code_inputs("dataset_table.py"),
     output:
         csv=report(
             "results/tables/datasets.csv",

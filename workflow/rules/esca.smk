@@ -31,6 +31,7 @@ rule esca_lda_runs:
     input:
         train=esca_train_files,
         test=esca_test_files,
+        code=code_inputs("esca_lda_runs.py"),
     output:
         "results/esca/runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}/seed{esca_seed}.parquet",
     params:
@@ -59,6 +60,7 @@ rule esca_throughput_mpi_runs:
     it got an MPI job of R ranks (--ranks) and fails otherwise."""
     input:
         train=esca_train_files,
+        code=code_inputs("scalable_bayes_papers.esca.mpi_run"),
     output:
         "results/esca/runs/mpi/{esca_train}~R{esca_ranks}.parquet",
     wildcard_constraints:
@@ -88,6 +90,8 @@ rule esca_throughput_mpi_runs:
 rule esca_fig3_runs:
     """On the synthetic Gaussian mixture of one seed: EM from k-means++ restarts, SEM and EM from starts
     of every initialisation severity."""
+    input:
+        code=code_inputs("esca_fig3_runs.py"),
     output:
         "results/esca/runs/fig3/seed{esca_seed}.parquet",
     params:
@@ -110,6 +114,7 @@ rule esca_tabu3_runs:
     """ESCA on the whole train split of one corpus: the top words of every topic (TabU3)."""
     input:
         corpus=esca_corpus_files,
+        code=code_inputs("esca_tabu3_runs.py"),
     output:
         "results/esca/runs/tabu3/{esca_corpus}.parquet",
     params:
@@ -132,7 +137,7 @@ rule esca_tabu3_runs:
 rule esca_fig2:
     """Held-out LL vs iterations and wall time, ESCA vs CGS vs CVB0 (Sec. 4)."""
     input:
-        code=paper_code("esca", "figures", "claims"),
+        code=code_inputs("esca_figure.py"),
         runs=esca_fig2_inputs(),
     output:
         fig=report("results/esca/figures/Fig2.png", caption="../report/esca_fig2.rst", category="esca"),
@@ -156,7 +161,7 @@ rule esca_fig2:
 rule esca_fig3:
     """SEM vs EM on a 2-D Gaussian mixture, against the spread of EM restarts, over initialisation severities (App. A)."""
     input:
-        code=paper_code("esca", "figures", "claims"),
+        code=code_inputs("esca_figure.py"),
         runs=expand("results/esca/runs/fig3/seed{seed}.parquet", seed=ESCA["fig3"]["seeds"]),
     output:
         fig=report("results/esca/figures/Fig3.png", caption="../report/esca_fig3.rst", category="esca"),
@@ -180,7 +185,7 @@ rule esca_fig3:
 rule esca_fig5:
     """Plain SCA vs sparse + alias ESCA: perplexity vs time and iterations (App. G)."""
     input:
-        code=paper_code("esca", "figures", "claims"),
+        code=code_inputs("esca_figure.py"),
         runs=esca_fig5_inputs(),
     output:
         fig=report("results/esca/figures/Fig5.png", caption="../report/esca_fig5.rst", category="esca"),
@@ -204,7 +209,7 @@ rule esca_fig5:
 rule esca_fig6:
     """Cross-corpus perplexity vs iterations, time, K and beta (App. G)."""
     input:
-        code=paper_code("esca", "figures", "claims"),
+        code=code_inputs("esca_figure.py"),
         runs=esca_fig6_inputs(),
     output:
         fig=report("results/esca/figures/Fig6.png", caption="../report/esca_fig6.rst", category="esca"),
@@ -228,7 +233,7 @@ rule esca_fig6:
 rule esca_throughput:
     """Tokens/s of each engine at each thread count, and of ESCA over MPI (Sec. 4 throughput claim)."""
     input:
-        code=paper_code("esca", "tables", "claims"),
+        code=code_inputs("esca_throughput.py"),
         runs=esca_throughput_inputs(),
         mpi=esca_throughput_mpi_inputs(),
     output:
@@ -253,7 +258,7 @@ rule esca_throughput:
 rule esca_tabu1:
     """Two-spin Ising model under synchronous vs sequential Gibbs (Sec. 2.5): exact, no run."""
     input:
-        code=paper_code("esca", "tables", "claims"),
+        code=code_inputs("esca_tabu1.py"),
     output:
         csv="results/esca/tables/TabU1.csv",
         md="results/esca/tables/TabU1.md",
@@ -275,7 +280,7 @@ rule esca_tabu1:
 rule esca_tabu2:
     """The paper's data sets (Sec. 4) beside the stand-in corpora of this run."""
     input:
-        code=paper_code("esca", "static", "tables", "claims"),
+        code=code_inputs("esca_tabu2.py"),
         corpora=esca_tabu2_inputs,
     output:
         csv="results/esca/tables/TabU2.csv",
@@ -299,7 +304,7 @@ rule esca_tabu2:
 rule esca_tabu3:
     """Top words of the first ESCA topics per corpus (App. G), from the esca_tabu3_runs tables."""
     input:
-        code=paper_code("esca", "tables", "claims"),
+        code=code_inputs("esca_tabu3.py"),
         runs=esca_tabu3_inputs(),
     output:
         csv="results/esca/tables/TabU3.csv",
@@ -326,7 +331,7 @@ rule esca_tabu3:
 rule esca_fig1:
     """Double buffering of the sufficient statistics (Sec. 2.3), a diagram."""
     input:
-        code=paper_code("esca", "static", "figures", "claims"),
+        code=code_inputs("esca_static_figure.py"),
     output:
         fig=report("results/esca/figures/Fig1.png", caption="../report/esca_fig1.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig1.json",
@@ -348,7 +353,7 @@ rule esca_fig1:
 rule esca_fig4:
     """LDA plate diagram (App. B)."""
     input:
-        code=paper_code("esca", "static", "figures", "claims"),
+        code=code_inputs("esca_static_figure.py"),
     output:
         fig=report("results/esca/figures/Fig4.png", caption="../report/esca_fig4.rst", category="esca"),
         claim="results/esca/claims/ESCA-Fig4.json",
@@ -370,7 +375,7 @@ rule esca_fig4:
 rule esca_tab1_tab2:
     """Table 1 (models ESCA applies to) or Table 2 (notation of App. A), from the spec."""
     input:
-        code=paper_code("esca", "static", "tables", "claims"),
+        code=code_inputs("esca_static_table.py"),
     output:
         csv="results/esca/tables/{esca_static_tab}.csv",
         md="results/esca/tables/{esca_static_tab}.md",

@@ -5,7 +5,8 @@ rule claims:
     conda:
         CONDA_ENV
     input:
-        claim_targets(),
+        claims=claim_targets(),
+        code=code_inputs("collect_claims.py"),
     output:
         report("results/claims.md", caption="../report/claims.rst", category="claims"),
     params:

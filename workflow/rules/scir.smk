@@ -13,6 +13,8 @@ rule scir:
 
 rule scir_simplex_tune:
     """'Optimally tuned' step sizes of SCIR and SGRLD for one target (KS distance on a step-size grid)."""
+    input:
+        code=code_inputs("scir_simplex_tune.py"),
     output:
         "results/scir/runs/simplex/{target}/tuning.parquet",
     wildcard_constraints:
@@ -37,6 +39,7 @@ rule scir_simplex_runs:
     """SCIR, SGRLD and the exact sampler on one target for one seed, at every minibatch proportion."""
     input:
         tuning="results/scir/runs/simplex/{target}/tuning.parquet",
+        code=code_inputs("scir_simplex_runs.py"),
     output:
         ks="results/scir/runs/simplex/{target}/seed{seed}/ks.parquet",
         samples="results/scir/runs/simplex/{target}/seed{seed}/samples.parquet",
@@ -61,7 +64,7 @@ rule scir_simplex_runs:
 
 rule scir_fig1:
     input:
-        code=paper_code("scir", "figures", "claims"),
+        code=code_inputs("scir_simplex_figure.py"),
         samples=scir_simplex_files("samples"),
     output:
         fig=report("results/scir/figures/Fig1.png", caption="../report/scir_fig1.rst", category="scir"),
@@ -83,7 +86,7 @@ rule scir_fig1:
 
 rule scir_fig2:
     input:
-        code=paper_code("scir", "figures", "claims"),
+        code=code_inputs("scir_simplex_figure.py"),
         ks=scir_simplex_files("ks"),
     output:
         fig=report("results/scir/figures/Fig2.png", caption="../report/scir_fig2.rst", category="scir"),
@@ -107,6 +110,7 @@ rule scir_runs:
     """One method x seed of the LDA (Fig. 3a, SFigA) or DP-mixture (Fig. 3b, SFigB) experiment -> trace."""
     input:
         corpus=scir_run_corpus,
+        code=code_inputs("scir_runs.py"),
     output:
         "results/scir/runs/{exp}/{method}/seed{seed}.parquet",
     wildcard_constraints:
@@ -132,7 +136,7 @@ rule scir_runs:
 rule scir_trace_figure:
     """Fig3a / SFigA (LDA) and Fig3b / SFigB (DP mixture) from every method and seed, and their claims."""
     input:
-        code=paper_code("scir", "figures", "claims"),
+        code=code_inputs("scir_trace_figure.py"),
         traces=lambda wc: scir_trace_files("lda" if wc.item in ("Fig3a", "SFigA") else "dp"),
     output:
         fig=report("results/scir/figures/{item}.png", caption="../report/scir_traces.rst", category="scir"),

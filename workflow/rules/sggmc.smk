@@ -22,6 +22,8 @@ rule sggmc:
 
 rule sggmc_fig3_runs:
     """One method on the S^1 toy (Sec. 5.1, App. F.1) for one seed -> kept angles."""
+    input:
+        code=code_inputs("sggmc_fig3_runs.py"),
     output:
         "results/sggmc/runs/fig3/{method}/seed{sggmc_seed}.parquet",
     wildcard_constraints:
@@ -44,6 +46,8 @@ rule sggmc_fig3_runs:
 
 rule sggmc_fig4_runs:
     """GMC or SGGMC on the two-vMF mixture posterior (Sec. 5.2, App. F.2) for one seed -> kept (v1, v2)."""
+    input:
+        code=code_inputs("sggmc_fig4_runs.py"),
     output:
         "results/sggmc/runs/fig4/{method}/seed{sggmc_seed}.parquet",
     wildcard_constraints:
@@ -66,6 +70,8 @@ rule sggmc_fig4_runs:
 
 rule sggmc_fig4_truth:
     """The 'true' Fig. 4 posterior: the log posterior on a grid of angles (App. F.2)."""
+    input:
+        code=code_inputs("sggmc_fig4_truth.py"),
     output:
         "results/sggmc/runs/fig4/truth.parquet",
     params:
@@ -85,7 +91,7 @@ rule sggmc_fig4_truth:
 rule sggmc_fig3:
     """Fig. 3: samples on the circle and histograms against the true density, and the claim (TV vs MCSE)."""
     input:
-        code=paper_code("sggmc", "figures", "claims", "data"),
+        code=code_inputs("sggmc_fig3.py"),
         runs=sggmc_run_files("fig3"),
     output:
         fig=report("results/sggmc/figures/Fig3.png", caption="../report/sggmc_fig3.rst", category="sggmc"),
@@ -108,7 +114,7 @@ rule sggmc_fig3:
 rule sggmc_fig4:
     """Fig. 4: marginal and joint posteriors against the grid truth, and the claim (mode weights, TV vs MCSE)."""
     input:
-        code=paper_code("sggmc", "figures", "claims", "data"),
+        code=code_inputs("sggmc_fig4.py"),
         runs=sggmc_run_files("fig4"),
         truth="results/sggmc/runs/fig4/truth.parquet",
     output:
@@ -134,6 +140,7 @@ rule sggmc_fig5_runs:
     of test log-perplexity against wall time (Sec. 5.3, App. F.3)."""
     input:
         corpus=sggmc_fig5_corpus,
+        code=code_inputs("sggmc_fig5_runs.py"),
     output:
         "results/sggmc/runs/fig5/{corpus}/{method}/seed{sggmc_seed}.parquet",
     wildcard_constraints:
@@ -158,7 +165,7 @@ rule sggmc_fig5_runs:
 rule sggmc_fig5:
     """Fig. 5: log-perplexity vs wall time of every method per corpus, and the claim (final ordering)."""
     input:
-        code=paper_code("sggmc", "figures", "claims"),
+        code=code_inputs("sggmc_fig5.py"),
         runs=sggmc_fig5_files(),
     output:
         fig=report("results/sggmc/figures/Fig5.png", caption="../report/sggmc_fig5.rst", category="sggmc"),
@@ -185,7 +192,7 @@ rule sggmc_static_figure:
     """Fig. 1 (manifold and embedding schematic), Fig. 2 (SAM plate diagram) or SFig. 1 (App. D's data and
     posterior modes, computed from its formulas), and the claim."""
     input:
-        code=paper_code("sggmc", "static", "figures", "claims"),
+        code=code_inputs("sggmc_static_figure.py"),
     output:
         fig=report("results/sggmc/figures/{sggmc_static}.png", caption="../report/sggmc_static.rst", category="sggmc"),
         claim="results/sggmc/claims/SGGMC-{sggmc_static}.json",
@@ -209,7 +216,7 @@ rule sggmc_static_figure:
 rule sggmc_tab1:
     """Table 1 (Sec. 1): properties of D-MCMCs, from the spec."""
     input:
-        code=paper_code("sggmc", "static", "tables", "claims"),
+        code=code_inputs("sggmc_tab1.py"),
     output:
         csv="results/sggmc/tables/Tab1.csv",
         md="results/sggmc/tables/Tab1.md",

@@ -13,6 +13,8 @@ rule sgnht:
 
 
 rule sgnht_synthetic_runs:
+    input:
+        code=code_inputs("sgnht_synthetic_runs.py"),
     output:
         summary="results/sgnht/runs/{experiment}/seed{seed}/summary.parquet",
         density="results/sgnht/runs/{experiment}/seed{seed}/density.parquet",
@@ -38,7 +40,7 @@ rule sgnht_synthetic_runs:
 
 rule sgnht_fig1:
     input:
-        code=paper_code("sgnht", "figures", "claims"),
+        code=code_inputs("sgnht_synthetic_figure.py"),
         summary=sgnht_run_files("double_well"),
         density=sgnht_run_files("double_well", "density"),
         traces=sgnht_run_files("double_well", "traces"),
@@ -62,7 +64,7 @@ rule sgnht_fig1:
 
 rule sgnht_sfig4:
     input:
-        code=paper_code("sgnht", "figures", "claims"),
+        code=code_inputs("sgnht_synthetic_figure.py"),
         summary=sgnht_run_files("double_well"),
         traces=sgnht_run_files("double_well", "traces"),
     output:
@@ -85,7 +87,7 @@ rule sgnht_sfig4:
 
 rule sgnht_fig2:
     input:
-        code=paper_code("sgnht", "figures", "claims", "tables"),
+        code=code_inputs("sgnht_synthetic_figure.py"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_density=sgnht_run_files("known_variance", "density"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
@@ -110,7 +112,7 @@ rule sgnht_fig2:
 
 rule sgnht_sfig5:
     input:
-        code=paper_code("sgnht", "figures", "claims"),
+        code=code_inputs("sgnht_synthetic_figure.py"),
         kv_summary=sgnht_run_files("known_variance"),
         kv_traces=sgnht_run_files("known_variance", "traces"),
     output:
@@ -133,7 +135,7 @@ rule sgnht_sfig5:
 
 rule sgnht_sfig6:
     input:
-        code=paper_code("sgnht", "figures", "claims"),
+        code=code_inputs("sgnht_synthetic_figure.py"),
         ng_summary=sgnht_run_files("normal_gamma"),
         ng_density=sgnht_run_files("normal_gamma", "density"),
     output:
@@ -156,7 +158,7 @@ rule sgnht_sfig6:
 
 rule sgnht_stab1:
     input:
-        code=paper_code("sgnht", "figures", "claims", "tables"),
+        code=code_inputs("sgnht_stab1.py"),
         ng_summary=sgnht_run_files("normal_gamma"),
     output:
         csv=report("results/sgnht/tables/STab1.csv", caption="../report/sgnht_stab1.rst", category="sgnht"),
@@ -181,6 +183,8 @@ rule sgnht_stab1:
 # 5 seeds, N x minibatch (block sgnht.tau_study; on in the paper profile; any profile builds it on request:
 # snakemake --cores 1 results/sgnht/tables/TauStudy.md). One job per (N, minibatch, seed).
 rule sgnht_tau_study_runs:
+    input:
+        code=code_inputs("sgnht_tau_study_runs.py"),
     output:
         summary="results/sgnht/runs/tau_study/N{n_data}_b{batch_size}/seed{seed}/summary.parquet",
     wildcard_constraints:
@@ -205,7 +209,7 @@ rule sgnht_tau_study_runs:
 
 rule sgnht_tau_study:
     input:
-        code=paper_code("sgnht", "claims", "tables"),
+        code=code_inputs("sgnht_tau_study.py"),
         summary=sgnht_tau_study_files(),
     output:
         csv="results/sgnht/tables/TauStudy.csv",
@@ -228,6 +232,7 @@ rule sgnht_tau_study:
 rule sgnht_ml_runs:
     input:
         unpack(sgnht_ml_inputs),
+        code=code_inputs("sgnht_ml_runs.py"),
     output:
         summary="results/sgnht/runs/ml/{task}/seed{seed}/summary.parquet",
         trace="results/sgnht/runs/ml/{task}/seed{seed}/trace.parquet",
@@ -252,7 +257,7 @@ rule sgnht_ml_runs:
 
 rule sgnht_fig3:
     input:
-        code=paper_code("sgnht", "figures", "claims"),
+        code=code_inputs("sgnht_fig3.py"),
         summary=sgnht_ml_runs(),
     output:
         fig=report("results/sgnht/figures/Fig3.png", caption="../report/sgnht_fig3.rst", category="sgnht"),
@@ -274,7 +279,7 @@ rule sgnht_fig3:
 
 rule sgnht_stab2:
     input:
-        code=paper_code("sgnht", "figures", "claims", "tables"),
+        code=code_inputs("sgnht_ml_table.py"),
         summary=sgnht_ml_runs(),
         trace=sgnht_ml_runs("trace"),
     output:
@@ -298,7 +303,7 @@ rule sgnht_stab2:
 
 rule sgnht_stab3:
     input:
-        code=paper_code("sgnht", "figures", "claims", "tables"),
+        code=code_inputs("sgnht_ml_table.py"),
         summary=sgnht_ml_runs(),
     output:
         csv=report("results/sgnht/tables/STab3.csv", caption="../report/sgnht_stab3.rst", category="sgnht"),

@@ -14,6 +14,8 @@ rule vmf:
 rule vmf_curve_runs:
     conda:
         CONDA_ENV
+    input:
+        code=code_inputs("vmf_curve_runs.py"),
     output:
         "results/vmf/runs/{fig}/curves.parquet",
     wildcard_constraints:
@@ -37,7 +39,7 @@ rule vmf_curve_figure:
     conda:
         CONDA_ENV
     input:
-        code=paper_code("vmf", "figures", "claims"),
+        code=code_inputs("vmf_curve_figure.py"),
         table="results/vmf/runs/{fig}/curves.parquet",
     output:
         png=report("results/vmf/figures/{fig}.png", caption="../report/vmf_curves.rst", category="vmf"),
@@ -63,6 +65,7 @@ rule vmf_fig3_runs:
         CONDA_ENV
     input:
         lambda wc: corpus_files(vmf_fig3_base(wc.dataset)[0]),
+        code=code_inputs("vmf_fig3_runs.py"),
     output:
         "results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet",
     wildcard_constraints:
@@ -87,7 +90,7 @@ rule vmf_fig3:
     conda:
         CONDA_ENV
     input:
-        code=paper_code("vmf", "figures", "claims", "tables"),
+        code=code_inputs("vmf_fig3.py"),
         runs=expand("results/vmf/runs/Fig3/{dataset}/seed{seed}.parquet", dataset=VMF_FIG3_DATASETS,
                     seed=VMF["fig3"]["seeds"]),
     output:
@@ -114,7 +117,7 @@ rule vmf_tab1:
     conda:
         CONDA_ENV
     input:
-        code=paper_code("vmf", "claims", "tables"),
+        code=code_inputs("vmf_tab1.py"),
         corpora=[f for ds in VMF["tab1"]["datasets"] for f in corpus_files(ds)],
     output:
         csv=report("results/vmf/tables/Tab1.csv", caption="../report/vmf_Tab1.rst", category="vmf"),

@@ -6,7 +6,7 @@ from scalable_bayes.corpora.build import news20_messages, wikipedia_counts
 from scalable_bayes.utils import save_table, setup_logging
 
 setup_logging(snakemake.log[0])
-raw = {name: Path(path) for name, path in snakemake.input.items()}
+raw = {name: Path(path) for name, path in snakemake.input.items() if name != "code"}
 if snakemake.rule == "news20_messages":
     save_table(news20_messages(raw), snakemake.output[0])
 else:

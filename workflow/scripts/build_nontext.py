@@ -7,7 +7,7 @@ from scalable_bayes.corpora.build import build_mnist, build_movielens
 from scalable_bayes.utils import atomic_path, save_table, setup_logging
 
 setup_logging(snakemake.log[0])
-raw = {name: Path(path) for name, path in snakemake.input.items()}
+raw = {name: Path(path) for name, path in snakemake.input.items() if name != "code"}
 out = Path(snakemake.output[0])
 if "movielens_100k" in raw:
     save_table(build_movielens(raw), out)

@@ -7,7 +7,7 @@ from scalable_bayes_papers.sgnht import runs
 
 setup_logging(snakemake.log[0])  # noqa: F821
 wc, inp, out = snakemake.wildcards, snakemake.input, snakemake.output  # noqa: F821
-inputs = {k: v for k, v in inp.items() if k != "corpus"}
+inputs = {k: v for k, v in inp.items() if k not in ("corpus", "code")}
 if "corpus" in inp.keys():
     inputs["corpus_dir"] = os.path.dirname(inp.corpus[0])
 summary, trace = runs.run_task(wc.task, int(wc.seed), snakemake.params.settings, inputs)  # noqa: F821
