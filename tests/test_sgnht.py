@@ -222,3 +222,77 @@ def test_tau_study_table_and_claim(tmp_path):
     c = claims.check_tau_study(t, settings, "quick")
     assert c.id == "SGNHT-Fig2d-tau-study" and set(c.details) == {"N=100 minibatch=10", "N=100 minibatch=50"}
     write_claim(tmp_path / "c.json", c)
+
+
+# ---- the Fig2a / SFig6 checks fail a wrong sampler: each marginal against its own i.i.d. noise floor --------
+
+def _scaled_gradient_tables(n_steps=30_000, factor=1.5):
+    """The known-variance and Normal-Gamma grid runs (the runs' own code path) with every gradient scaled by
+    ``factor``: a mis-scaled gradient samples a posterior 1/sqrt(factor) too narrow, a plausible bug."""
+    from numba import njit
+
+    from scalable_bayes.models import toy
+    from scalable_bayes.models.base import Model
+
+    kv_grad, ng_grad = toy._known_var_grad, toy._normal_gamma_grad
+
+    @njit
+    def kv_scaled(x, data, idx, key, out):
+        kv_grad(x, data, idx, key, out)
+        for i in range(out.shape[0]):
+            out[i] *= factor
+
+    @njit
+    def ng_scaled(x, data, idx, key, out):
+        ng_grad(x, data, idx, key, out)
+        for i in range(out.shape[0]):
+            out[i] *= factor
+
+    grid = [(0.01, 1.0), (0.01, 10.0), (0.001, 1.0), (0.001, 10.0)]
+    orig_kv, orig_ng = toy.gaussian_known_variance, toy.normal_gamma
+    try:
+        toy.gaussian_known_variance = lambda x: Model("kv_scaled", 1, len(x), kv_scaled,
+                                                      (np.ascontiguousarray(x, dtype=float),))
+        toy.normal_gamma = lambda x: Model("ng_scaled", 2, len(x), ng_scaled, (np.ascontiguousarray(x, dtype=float),),
+                                           reflect=orig_ng(x).reflect)
+        kv = runs.run_known_variance(0, 0, grid, n_steps, burnin=2000)[0]
+        ng = runs.run_normal_gamma(0, 0, grid, n_steps, burnin=2000)[0]
+    finally:
+        toy.gaussian_known_variance, toy.normal_gamma = orig_kv, orig_ng
+    return kv, ng
+
+
+def test_fig2a_and_sfig6_fail_a_sampler_with_a_mis_scaled_gradient():
+    """SGNHT run on a gradient scaled by 1.5 lands at 2-9x its marginals' noise floors in some cell: both checks
+    fail it. (The former Fig2a check, SGNHT within 2x SGHMC's best cell, passed this variant.)"""
+    kv, ng = _scaled_gradient_tables()
+    a = claims.check_fig2(kv, ng, SETTINGS, "smoke")[0]
+    assert a.id == "SGNHT-Fig2a" and a.holds is False, a.details
+    assert max(c["mu"] for c in a.details["sgnht_rmse_over_floor"].values()) > claims.FLOOR_FACTOR
+    s6 = claims.check_sfig6(ng, SETTINGS, "smoke")
+    assert s6.holds is False and not s6.details["checks"]["sgnht_every_marginal_within_its_floor_all_cells"]
+
+
+def test_floor_checks_pass_correct_marginals_and_name_the_worst():
+    """Tables built to the checks' measure: SGNHT at its floor everywhere passes; one marginal of one cell at 3x
+    its floor fails SFig6 and is named as the worst; a diverged SGHMC chain counts as beyond its floor."""
+    rows = []
+    for method in ("SGHMC", "SGNHT"):
+        for h in (0.001, 0.01):
+            for A in (1.0, 10.0):
+                bad = method == "SGHMC" and h == 0.01 and A == 1.0
+                best = method == "SGHMC" and h == 0.001 and A == 10.0
+                r = 0.05 if best else (0.9 if bad else 0.1)
+                for seed in (0, 1):
+                    rows.append(dict(method=method, h=h, A=A, seed=seed, rmse=r, rmse_iid=0.1 if not bad else 0.05,
+                                     rmse_mu=r, rmse_gamma=r, rmse_mu_iid=0.1 if not bad else 0.05,
+                                     rmse_gamma_iid=0.1 if not bad else 0.05, mean_xi=A, tau=10.0, tau_se=1.0))
+    ng = pd.DataFrame(rows)
+    ok = claims.check_sfig6(ng, SETTINGS, "smoke")
+    assert ok.holds, ok.details["checks"]
+    ng.loc[(ng.method == "SGNHT") & (ng.h == 0.01) & (ng.A == 1.0), "rmse_gamma"] = 0.3
+    bad = claims.check_sfig6(ng, SETTINGS, "smoke")
+    assert not bad.holds and tuple(bad.details["worst_sgnht"]) == ("h=0.01 A=1", "gamma", 3.0)
+    ng.loc[(ng.method == "SGNHT") & (ng.h == 0.01) & (ng.A == 1.0), "rmse_gamma"] = 0.1
+    ng.loc[(ng.method == "SGHMC") & (ng.h == 0.01) & (ng.A == 1.0), ["rmse", "rmse_mu", "rmse_gamma"]] = np.nan
+    assert claims.check_sfig6(ng, SETTINGS, "smoke").details["checks"]["sghmc_beyond_its_floor_at_large_h_small_A"]

@@ -216,6 +216,35 @@ def lower_tau_at_similar_accuracy(sghmc: dict, sgnht: dict) -> dict:
     return {"holds": bool(n > len(per_cell) / 2), "n_lower": int(n), "per_cell": per_cell}
 
 
+# A marginal is "good" when its density RMSE is within FLOOR_FACTOR x its own noise floor (``rmse*_iid``: the
+# RMSE of exact i.i.d. draws with the chain's effective sample size, runs.iid_rmse_floor). Measured: correct
+# samplers sit at 0.6-1.45x their floor (SGNHT on the 1-D Gaussian, per seed, 2 x 10^5 steps; exact-gradient
+# chains in the gamma study, 10^6 steps: 0.6-1.1x); the floor itself is a 10-replicate mean; samplers without
+# their correction land far above it (SGHMC with B-hat = 0 at h = 0.01, A = 1: 8-30x). Comparing against
+# another method's cell instead let a 2x worse SGNHT pass.
+FLOOR_FACTOR = 2.0
+
+
+def floor_ratios(summary: pd.DataFrame, method: str, pairs) -> dict:
+    """``{cell label: {marginal: RMSE / floor}}`` of ``method`` (means over seeds of the RMSE and of the floor);
+    ``pairs``: (RMSE column, floor column, marginal name). A diverged chain (NaN RMSE) counts as infinitely far."""
+    sub = summary[summary["method"] == method]
+    out = {}
+    for (h, A), g in sub.groupby(["h", "A"]):
+        cell = {}
+        for col, fcol, name in pairs:
+            if fcol not in g:
+                raise KeyError(f"summary has no noise-floor column {fcol!r}: re-run the synthetic runs (runs.py records it)")
+            r, f = float(g[col].mean()), float(g[fcol].mean())
+            cell[name] = round(r / f, 3) if np.isfinite(r) and f > 0 else float("inf")
+        out[_label(h, A)] = cell
+    return out
+
+
+def _all_within_floor(ratios: dict) -> bool:
+    return all(v <= FLOOR_FACTOR for cell in ratios.values() for v in cell.values())
+
+
 def _label(h, A) -> str:
     return f"h={h:g} A={A:g}"
 
@@ -232,11 +261,12 @@ def _fig2(kv: pd.DataFrame, ng: pd.DataFrame) -> dict:
     hmin, hmax, Amin, Amax = hs[0], hs[-1], As[0], As[-1]
     cells = [(h, A) for h in hs for A in As]
     good = r["SGHMC", hmin, Amax]
-    sgnht_max = max(r["SGNHT", h, A] for h, A in cells)
     rmse = {f"{m} {_label(h, A)}": round(float(v), 4) for (m, h, A), v in r.items()}
     floor = ({f"{m} {_label(h, A)}": round(float(v), 4) for (m, h, A), v in _cells(kv, "rmse_iid").items()}
              if "rmse_iid" in kv else None)
-    a = {"sgnht_accurate_all_cells": bool(sgnht_max <= 2.0 * good + 0.05 * float(kv["rmse"].max()))}
+    kv_pairs = [("rmse", "rmse_iid", "mu")]
+    a_ratio = floor_ratios(kv, "SGNHT", kv_pairs)
+    a = {"sgnht_within_its_floor_all_cells": _all_within_floor(a_ratio)}
     b = {"sghmc_bad_at_large_h_small_A": bool(r["SGHMC", hmax, Amin] > 2.0 * r["SGNHT", hmax, Amin]),
          "sghmc_best_at_small_h_large_A": bool(good == min(r["SGHMC", h, A] for h, A in cells))}
     xi = _cells(kv[kv["method"] == "SGNHT"], "mean_xi")
@@ -249,7 +279,8 @@ def _fig2(kv: pd.DataFrame, ng: pd.DataFrame) -> dict:
         if "tau_se" in ng else None
     d = {"sgnht_lower_tau_at_similar_accuracy": frontier["holds"]}
     return {
-        "Fig2a": {"holds": all(a.values()), "checks": a, "rmse_known_variance": rmse, "rmse_iid_floor": floor},
+        "Fig2a": {"holds": all(a.values()), "checks": a, "rmse_known_variance": rmse, "rmse_iid_floor": floor,
+                  "sgnht_rmse_over_floor": a_ratio, "floor_factor": FLOOR_FACTOR},
         "Fig2b": {"holds": all(b.values()), "checks": b, "rmse_known_variance": rmse, "rmse_iid_floor": floor},
         "Fig2c": {"holds": all(c.values()), "checks": c,
                   "mean_xi": {_label(h, A): round(float(v), 3) for (_, h, A), v in xi.items()}},
@@ -277,8 +308,9 @@ def check_fig2(kv_summary: pd.DataFrame, ng_summary: pd.DataFrame, settings: dic
                  f"(pooled within-chain se of tau: {d['tau_se_pooled']})",
     }
     notes = {
-        "Fig2a": "tested: SGNHT's RMSE in every (h, A) cell <= 2x SGHMC's best cell (+ 5% of the largest RMSE); density "
-                 "RMSE reconstructed (the paper gives no formula; see README.md)",
+        "Fig2a": f"tested: SGNHT's density RMSE in every (h, A) cell (mean over seeds) <= {FLOOR_FACTOR:g}x its own noise "
+                 "floor, the RMSE of exact i.i.d. draws with the chain's effective sample size (correct samplers sit at "
+                 "0.6-1.45x it); density RMSE reconstructed (the paper gives no formula; see README.md)",
         "Fig2b": "tested: SGHMC's RMSE at (large h, small A) > 2x SGNHT's there, and SGHMC's best cell is (small h, large A)",
         "Fig2c": "tested: |mean xi - A| < 0.6 max(A, 1) at the small h; mean xi > 2A + 1 at (large h, small A)",
         "Fig2d": "tested: for more than half of the SGHMC (RMSE, tau) cells of the Normal-Gamma grid, the cheapest SGNHT "
@@ -309,15 +341,23 @@ def check_sfig5(kv_summary: pd.DataFrame, settings: dict, profile: str) -> Claim
 
 
 def _sfig6(ng: pd.DataFrame) -> dict:
+    """SFig6: every marginal (mu and gamma) of SGNHT within FLOOR_FACTOR x its own noise floor in every (h, A) cell;
+    SGHMC's within it at (small h, large A) and not at (large h, small A); SGHMC's best cell is (small h, large A)."""
     r = _cells(ng, "rmse")
     hs, As = sorted(ng["h"].unique()), sorted(ng["A"].unique())
-    sgnht_max = max(r["SGNHT", h, A] for h in hs for A in As)
+    pairs = [("rmse_mu", "rmse_mu_iid", "mu"), ("rmse_gamma", "rmse_gamma_iid", "gamma")]
+    sgnht, sghmc = floor_ratios(ng, "SGNHT", pairs), floor_ratios(ng, "SGHMC", pairs)
+    good_cell, bad_cell = _label(hs[0], As[-1]), _label(hs[-1], As[0])
     checks = {
-        "sgnht_good_all_cells": sgnht_max < r["SGHMC", hs[-1], As[0]],
+        "sgnht_every_marginal_within_its_floor_all_cells": _all_within_floor(sgnht),
+        "sghmc_within_its_floor_at_small_h_large_A": _all_within_floor({good_cell: sghmc[good_cell]}),
+        "sghmc_beyond_its_floor_at_large_h_small_A": not _all_within_floor({bad_cell: sghmc[bad_cell]}),
         "sghmc_best_at_small_h_large_A": r["SGHMC", hs[0], As[-1]] == min(r["SGHMC", h, A] for h in hs for A in As),
     }
     out = {"holds": all(checks.values()), "checks": {k: bool(v) for k, v in checks.items()},
-           "rmse": {f"{m} h={h} A={A}": round(float(v), 4) for (m, h, A), v in r.items()}}
+           "rmse": {f"{m} h={h} A={A}": round(float(v), 4) for (m, h, A), v in r.items()},
+           "rmse_over_floor": {"SGNHT": sgnht, "SGHMC": sghmc}, "floor_factor": FLOOR_FACTOR,
+           "worst_sgnht": max(((c, k, v) for c, cell in sgnht.items() for k, v in cell.items()), key=lambda t: t[2])}
     for col in ("rmse_iid", "rmse_gamma", "rmse_gamma_iid"):
         if col in ng:
             out[col] = {f"{m} h={h} A={A}": round(float(v), 4) for (m, h, A), v in _cells(ng, col).items()}
@@ -331,7 +371,12 @@ def check_sfig6(ng_summary: pd.DataFrame, settings: dict, profile: str) -> Claim
     if "rmse_iid" in r:
         measured += (f"; RMSE of exact i.i.d. draws with each chain's ESS (noise floor): {r['rmse_iid']}; gamma marginal "
                      f"alone: {r['rmse_gamma']} (floor {r['rmse_gamma_iid']})")
-    note = ("tested: max SGNHT RMSE < SGHMC RMSE at (large h, small A); SGHMC's best cell is (small h, large A). " + GAMMA_NOTE)
+    w = r["worst_sgnht"]
+    measured += f"; SGNHT's worst marginal: {w[1]} at {w[0]}, {w[2]:g}x its floor"
+    note = (f"tested: each marginal's density RMSE (mean over seeds) within {FLOOR_FACTOR:g}x its own noise floor (the RMSE "
+            "of exact i.i.d. draws with that marginal's effective sample size; correct samplers sit at 0.6-1.45x it): "
+            "SGNHT's in every (h, A) cell, SGHMC's at (small h, large A) and not at (large h, small A); SGHMC's best "
+            "cell is (small h, large A). " + GAMMA_NOTE)
     return _synthetic_claim("SFig6", r, measured, settings, profile, note=note)
 
 
