@@ -136,9 +136,11 @@ def esca_lda_run_threads(wildcards):
 
 
 # Resources of one LDA run, estimated from its settings (the corpora are not built when the DAG is).
-# Training documents of a corpus's whole train split and (non-zeros, tokens) per document, upper bounds from
-# the catalogue's counts (src/scalable_bayes/corpora/sources.py; Wikipedia: 30,729 articles, 9.81M non-zeros,
-# 21.5M tokens, the quick 10,989-document split 9.08M tokens: 826 per document).
+# Documents of a corpus's whole train split and (non-zeros, tokens) per document, upper bounds. Wikipedia and KOS
+# from the catalogue's counts (src/scalable_bayes/corpora/sources.py; Wikipedia: 30,729 articles, 9.81M non-zeros,
+# 21.5M tokens; its quick 10,989-document split 9.08M tokens: 826 per document; KOS 3,430 / 353k / 468k); the
+# others are small (OHSUMED 7,400 abstracts, Reuters 21,578 records, 20 Newsgroups 11,314 train documents, 1.61M
+# tokens) and their per-document counts are generous guesses (not measured).
 ESCA_CORPUS_SIZE = {"wikipedia": (None, 330, 830), "pubmed": (7400, 100, 150), "reuters": (21578, 80, 120),
                     "news20_lda": (11314, 100, 150), "kos": (3430, 105, 140)}
 # seconds per training token and iteration at K topics, one thread (benchmarks/README_lda.md, quiet machine:
