@@ -1,6 +1,6 @@
 # scalable_bayes: one pipeline reproducing every figure and table of five papers.
 #   snakemake --cores 2                                   # default: quick scale, everything
-#   snakemake --cores 2 --configfile config/paper.yaml    # paper scale
+#   snakemake --cores 2 --configfile=config/paper.yaml    # paper scale
 #   snakemake --cores 2 vmf                               # one paper
 # See README.md and config/README.md.
 from pathlib import Path

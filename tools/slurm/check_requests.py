@@ -1,7 +1,7 @@
 """Before a cluster run: would Slurm ever start every job of the pipeline?
 
-    python tools/slurm/check_requests.py --configfile config/paper.yaml              # against this cluster
-    python tools/slurm/check_requests.py --configfile config/smoke.yaml --cpus 2 --mem-mb 4000
+    python tools/slurm/check_requests.py --configfile=config/paper.yaml              # against this cluster
+    python tools/slurm/check_requests.py --configfile=config/smoke.yaml --cpus 2 --mem-mb 4000
 
 Builds the DAG of every job (as `snakemake -n --forceall` would see it) with the slurm profile's
 default-resources and set-resources, asks snakemake-executor-plugin-slurm for the sbatch command of

@@ -44,8 +44,8 @@ rule esca_lda_runs:
         "benchmarks/esca/lda_runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.tsv"
     threads: esca_lda_run_threads
     resources:
-        mem_mb=4000,
-        runtime=60,
+        mem_mb=esca_lda_run_mem_mb,  # estimated from the job's settings (functions/esca.smk): CVB0's nnz x K
+        runtime=esca_lda_run_runtime,
     conda:
         CONDA_ENV
     script:

@@ -135,6 +135,53 @@ def esca_lda_run_threads(wildcards):
     return int(wildcards.esca_threads)
 
 
+# Resources of one LDA run, estimated from its settings (the corpora are not built when the DAG is).
+# Documents of a corpus's whole train split and (non-zeros, tokens) per document, upper bounds. Wikipedia and KOS
+# from the catalogue's counts (src/scalable_bayes/corpora/sources.py; Wikipedia: 30,729 articles, 9.81M non-zeros,
+# 21.5M tokens; its quick 10,989-document split 9.08M tokens: 826 per document; KOS 3,430 / 353k / 468k); the
+# others are small (OHSUMED 7,400 abstracts, Reuters 21,578 records, 20 Newsgroups 11,314 train documents, 1.61M
+# tokens) and their per-document counts are generous guesses (not measured).
+ESCA_CORPUS_SIZE = {"wikipedia": (None, 330, 830), "pubmed": (7400, 100, 150), "reuters": (21578, 80, 120),
+                    "news20_lda": (11314, 100, 150), "kos": (3430, 105, 140)}
+# seconds per training token and iteration at K topics, one thread (benchmarks/README_lda.md, quiet machine:
+# ESCA 9.0M tok/s at K = 100, 2.4-3.7M at K = 1000; tomotopy 9.1M / 0.96M; CGS 3.7-3.9M and CVB0 3.0M at
+# K = 100, their sweeps O(K) per token); the held-out fold-in is a dense O(K) Gibbs sweep (~1 ns x K per token)
+ESCA_SEC_PER_TOKEN = {"ESCA": lambda K: 80e-9 + 0.34e-9 * K, "tomotopy": lambda K: max(110e-9, 1.05e-9 * K),
+                      "CGS": lambda K: 2.6e-9 * K, "ESCA_plain": lambda K: 2.6e-9 * K, "CVB0": lambda K: 3.3e-9 * K}
+
+
+def _esca_train_docs(corpus, cap):
+    docs = ESCA_CORPUS_SIZE[corpus][0]
+    if docs is None:  # Wikipedia: the data block decides how many articles and how many are held out
+        c = config["data"]["corpora"].get(corpus, {})
+        docs = (c.get("max_docs") or 30729) - (c.get("test_docs") or 1000)
+    return docs if cap is None else min(docs, int(cap))
+
+
+def esca_lda_run_mem_mb(wildcards):
+    """CVB0 keeps one float32 gamma per (document, word) entry and topic (nnz x K x 4 bytes) plus the
+    document-topic counts; the sampling engines' state is a few hundred MB at most (4,000 MB, measured)."""
+    s = esca_lda_run_settings(wildcards)
+    if wildcards.esca_method != "CVB0":
+        return 4000
+    docs = _esca_train_docs(wildcards.esca_train, s.get("max_train_docs"))
+    K = s["n_topics"]
+    return max(4000, 1500 + int(1.25 * docs * K * (ESCA_CORPUS_SIZE[wildcards.esca_train][1] * 4 + 8) / 1e6))
+
+
+def esca_lda_run_runtime(wildcards):
+    """Minutes: 10 + 1.5 x (training sweeps + held-out evaluations) at the per-token costs above."""
+    s = esca_lda_run_settings(wildcards)
+    K, n_iter = s["n_topics"], s["n_iter"]
+    train = _esca_train_docs(wildcards.esca_train, s.get("max_train_docs")) * ESCA_CORPUS_SIZE[wildcards.esca_train][2]
+    test_docs = s.get("max_test_docs") or _esca_train_docs(wildcards.esca_test, None)
+    test = test_docs * ESCA_CORPUS_SIZE[wildcards.esca_test][2]
+    n_eval = n_iter // max(1, s.get("evaluate_every") or n_iter) + 1
+    sec = train * n_iter * ESCA_SEC_PER_TOKEN[wildcards.esca_method](K) \
+        + n_eval * s.get("heldout_sweeps", 20) * test * 1e-9 * K
+    return 10 + int(1.5 * sec / 60)
+
+
 def esca_throughput_mpi_ranks(wildcards):
     return int(wildcards.esca_ranks)
 
