@@ -37,15 +37,45 @@ logger = logging.getLogger(__name__)
 Raw = Mapping[str, Path]
 
 
+#: what a processed corpus is for (``CorpusSpec.kind``): ``tfidf`` -- l2-normalised tf-idf documents (vMF
+#: clustering, spherical admixtures); ``tokens`` -- token counts with a train/test split (topic models);
+#: ``binary`` -- a binary users x attributes matrix with a train/test split (mixtures of multinomials)
+CORPUS_KINDS = ("tfidf", "tokens", "binary")
+
+
 @dataclass(frozen=True)
 class CorpusSpec:
+    """One processed corpus of the catalogue :data:`CORPORA`.
+
+    Parameters
+    ----------
+    name
+        The corpus name (``data/processed/<name>/``; the config's corpus keys).
+    sources
+        Raw sources (:data:`scalable_bayes.corpora.sources.SOURCES` ids) it is built from.
+    builder
+        ``builder(raw, settings) -> Corpus``.
+    description, paper, paper_counts
+        For the dataset table: what it is, the paper that uses it and that paper's counts.
+    kind
+        One of :data:`CORPUS_KINDS`; the config schemas accept a corpus for a model by its kind
+        (``tests/test_config.py`` checks that their lists equal the catalogue's).
+    has_tfidf
+        Whether ``tfidf.npz`` is written beside the counts.
+    """
+
     name: str
     sources: tuple[str, ...]
     builder: Callable[[Raw, Mapping[str, Any]], Corpus]
     description: str
     paper: str
     paper_counts: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "tfidf"
     has_tfidf: bool = False
+
+    def __post_init__(self):
+        if self.kind not in CORPUS_KINDS:
+            raise ValueError(f"corpus {self.name!r}: kind {self.kind!r} is none of {CORPUS_KINDS}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -406,17 +436,26 @@ CORPORA: dict[str, CorpusSpec] = {
                    {"train_docs": 150000, "test_docs": 1000, "vocab": 3000}, has_tfidf=True),
         CorpusSpec("wikipedia", ("wikipedia_text", "wikipedia_vocab"), build_wikipedia,
                    "Wikipedia over Hoffman's 7,702 words", "esca",
-                   {"docs": 6631176, "vocab": 210233, "tokens": 1133050514}),
+                   {"docs": 6631176, "vocab": 210233, "tokens": 1133050514}, kind="tokens"),
         CorpusSpec("pubmed", ("ohsumed", "pubmed_vocab"), build_pubmed, "OHSUMED MEDLINE abstracts (PubMed stand-in)",
-                   "esca", {"docs": 8200000, "vocab": 141043, "tokens": 737869085}),
-        CorpusSpec("news20_lda", ("20news_bydate",), build_news20_lda, "20 Newsgroups bydate, LDA counts", "esca", {}),
-        CorpusSpec("reuters", ("reuters21578",), build_reuters, "Reuters-21578 (RCV1 stand-in)", "esca", {}),
+                   "esca", {"docs": 8200000, "vocab": 141043, "tokens": 737869085}, kind="tokens"),
+        CorpusSpec("news20_lda", ("20news_bydate",), build_news20_lda, "20 Newsgroups bydate, LDA counts", "esca", {},
+                   kind="tokens"),
+        CorpusSpec("reuters", ("reuters21578",), build_reuters, "Reuters-21578 (RCV1 stand-in)", "esca", {}, kind="tokens"),
         CorpusSpec("kos", ("kos",), build_kos, "UCI KOS blog entries", "sgnht",
-                   {"docs": 3430, "vocab": 6906, "tokens": 467714}),
+                   {"docs": 3430, "vocab": 6906, "tokens": 467714}, kind="tokens"),
         CorpusSpec("msweb", ("msweb",), build_msweb, "Anonymous Microsoft Web Data", "scir",
-                   {"train_docs": 32711, "test_docs": 5000, "vocab": 294}),
+                   {"train_docs": 32711, "test_docs": 5000, "vocab": 294}, kind="binary"),
     ]
 }
+
+
+def corpora_of_kind(*kinds: str) -> list[str]:
+    """Names of the catalogue's corpora of the given kinds (:data:`CORPUS_KINDS`), in catalogue order."""
+    unknown = set(kinds) - set(CORPUS_KINDS)
+    if unknown:
+        raise ValueError(f"unknown corpus kind(s) {sorted(unknown)}; kinds: {CORPUS_KINDS}")
+    return [n for n, s in CORPORA.items() if s.kind in kinds]
 
 
 #: raw source -> the interim product that replaces it when given (see news20_messages, wikipedia_counts)
