@@ -136,6 +136,7 @@ rule esca_fig2:
         runs=esca_fig2_inputs(),
     output:
         fig=report("results/esca/figures/Fig2.png", caption="../report/esca_fig2.rst", category="esca"),
+        pdf="results/esca/figures/Fig2.pdf",
         claim="results/esca/claims/ESCA-Fig2.json",
     params:
         item="Fig2",
@@ -160,6 +161,7 @@ rule esca_fig3:
         runs=expand("results/esca/runs/fig3/seed{seed}.parquet", seed=ESCA["fig3"]["seeds"]),
     output:
         fig=report("results/esca/figures/Fig3.png", caption="../report/esca_fig3.rst", category="esca"),
+        pdf="results/esca/figures/Fig3.pdf",
         claim="results/esca/claims/ESCA-Fig3.json",
     params:
         item="Fig3",
@@ -184,6 +186,7 @@ rule esca_fig5:
         runs=esca_fig5_inputs(),
     output:
         fig=report("results/esca/figures/Fig5.png", caption="../report/esca_fig5.rst", category="esca"),
+        pdf="results/esca/figures/Fig5.pdf",
         claim="results/esca/claims/ESCA-Fig5.json",
     params:
         item="Fig5",
@@ -208,6 +211,7 @@ rule esca_fig6:
         runs=esca_fig6_inputs(),
     output:
         fig=report("results/esca/figures/Fig6.png", caption="../report/esca_fig6.rst", category="esca"),
+        pdf="results/esca/figures/Fig6.pdf",
         claim="results/esca/claims/ESCA-Fig6.json",
     params:
         item="Fig6",
@@ -329,6 +333,7 @@ rule esca_fig1:
         code=paper_code("esca", "static", "figures", "claims"),
     output:
         fig=report("results/esca/figures/Fig1.png", caption="../report/esca_fig1.rst", category="esca"),
+        pdf="results/esca/figures/Fig1.pdf",
         claim="results/esca/claims/ESCA-Fig1.json",
     params:
         item="Fig1",
@@ -351,6 +356,7 @@ rule esca_fig4:
         code=paper_code("esca", "static", "figures", "claims"),
     output:
         fig=report("results/esca/figures/Fig4.png", caption="../report/esca_fig4.rst", category="esca"),
+        pdf="results/esca/figures/Fig4.pdf",
         claim="results/esca/claims/ESCA-Fig4.json",
     params:
         item="Fig4",
