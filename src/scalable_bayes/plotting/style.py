@@ -53,8 +53,8 @@ def savefig(fig, path: str | os.PathLike, also_pdf: bool = True) -> None:
     Both files are first written to temporary files beside their targets and renamed onto them only
     when both were written, so a failure (in either ``savefig``, a full disk, an interrupt) leaves neither
     new file: each target keeps what it held before (usually nothing). Should the second rename fail,
-    the first is undone (the new file removed). No timestamps or software versions are written, so the
-    same figure gives the same bytes.
+    the first target is removed as well, so no PNG stands without its PDF. No timestamps or software
+    versions are written, so the same figure gives the same bytes.
     """
     path = Path(path)
     targets = [path]
