@@ -576,3 +576,106 @@ def test_resolve_mirror(monkeypatch, tmp_path):
     monkeypatch.setenv(MIRROR_ENV, str(tmp_path))
     assert resolve_mirror(None) == tmp_path
     assert resolve_mirror("/elsewhere") == Path("/elsewhere")  # the config value wins
+
+
+# ------------------------------------------------------------------------------------------------
+# raw files that changed after verification are noticed before anything is built from them
+# ------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def msweb_raw(mirror, tmp_path) -> Path:
+    return fetch_source("msweb", tmp_path / "raw" / "msweb", mirror=mirror)
+
+
+def test_the_marker_records_every_extracted_file(msweb_raw):
+    from scalable_bayes.corpora.fetch import sha256_file
+
+    rec = read_marker(msweb_raw)["extracted"]
+    files = sorted(p.relative_to(msweb_raw).as_posix() for p in msweb_raw.rglob("*") if p.is_file() and p.name != MARKER)
+    assert sorted(rec) == files and files
+    for rel, value in rec.items():
+        size, digest = value.split()
+        assert int(size) == (msweb_raw / rel).stat().st_size and digest == sha256_file(msweb_raw / rel)
+
+
+def _assert_fix(msg: str, dest: Path) -> None:
+    assert f"delete {dest}" in msg and "./reproduce data" in msg, msg
+
+
+def test_a_raw_file_truncated_after_verification_stops_the_build(msweb_raw):
+    from scalable_bayes.corpora.build import build_corpus
+
+    assert int((build_corpus("msweb", {"msweb": msweb_raw}).split == "train").sum()) == 32711
+    data = msweb_raw / "anonymous-msweb.data"
+    size = data.stat().st_size
+    with open(data, "r+b") as fh:  # cut short after download: parsed, it gave 14,591 training users silently
+        fh.truncate(700_000)
+    with pytest.raises(DataError) as info:
+        build_corpus("msweb", {"msweb": msweb_raw})
+    msg = str(info.value)
+    assert "data set 'msweb'" in msg and f"{data}: 700,000 bytes, verified {size:,}" in msg, msg
+    _assert_fix(msg, msweb_raw)
+
+
+def test_a_raw_file_edited_in_place_stops_the_build(msweb_raw):
+    from scalable_bayes.corpora.build import build_corpus
+
+    data = msweb_raw / "anonymous-msweb.test"
+    blob = bytearray(data.read_bytes())
+    blob[-10] = ord("9") if blob[-10] != ord("9") else ord("8")  # same size, other bytes
+    data.write_bytes(bytes(blob))
+    with pytest.raises(DataError) as info:
+        build_corpus("msweb", {"msweb": msweb_raw})
+    msg = str(info.value)
+    assert f"{data}: sha256 differs" in msg, msg
+    _assert_fix(msg, msweb_raw)
+
+
+def test_a_deleted_raw_file_or_marker_stops_the_build(msweb_raw):
+    from scalable_bayes.corpora.build import build_corpus
+    from scalable_bayes.corpora.fetch import verify_extracted
+
+    (msweb_raw / "anonymous-msweb.info").unlink()
+    with pytest.raises(DataError, match="anonymous-msweb.info: missing"):
+        verify_extracted("msweb", msweb_raw)
+    (msweb_raw / MARKER).unlink()
+    with pytest.raises(DataError) as info:
+        build_corpus("msweb", {"msweb": msweb_raw})
+    assert "were never verified" in str(info.value)
+    _assert_fix(str(info.value), msweb_raw)
+
+
+def test_an_added_file_is_ignored(msweb_raw):
+    from scalable_bayes.corpora.fetch import verify_extracted
+
+    (msweb_raw / ".snakemake_timestamp").write_text("")  # Snakemake marks directory outputs so
+    verify_extracted("msweb", msweb_raw)
+
+
+def test_an_old_marker_is_checked_by_its_counts(msweb_raw, caplog):
+    """A marker written before the digests were recorded (version 1): the counts are measured again."""
+    from scalable_bayes.corpora.build import build_corpus
+
+    m = read_marker(msweb_raw)
+    del m["extracted"]
+    m["version"] = 1
+    (msweb_raw / MARKER).write_text(json.dumps(m))
+    with caplog.at_level("WARNING"):
+        build_corpus("msweb", {"msweb": msweb_raw})
+    assert "recorded no file sizes or digests" in caplog.text and f"delete {msweb_raw}" in caplog.text
+    with open(msweb_raw / "anonymous-msweb.data", "r+b") as fh:
+        fh.truncate(700_000)
+    with pytest.raises(DataError) as info:
+        build_corpus("msweb", {"msweb": msweb_raw})
+    msg = str(info.value)
+    assert "count mismatch" in msg and "train_cases: expected 32,711" in msg, msg
+    _assert_fix(msg, msweb_raw)
+
+
+def test_fetch_source_refetches_a_copy_changed_after_verification(mirror, msweb_raw):
+    data = msweb_raw / "anonymous-msweb.data"
+    good = data.read_bytes()
+    with open(data, "r+b") as fh:
+        fh.truncate(700_000)
+    fetch_source("msweb", msweb_raw, mirror=mirror)
+    assert data.read_bytes() == good

@@ -189,3 +189,95 @@ def test_split_halves_alternates_positions_within_each_document():
     assert [list(ow[optr[d]:optr[d + 1]]) for d in range(4)] == ref_o
     assert [list(hw[hptr[d]:hptr[d + 1]]) for d in range(4)] == ref_h
     assert ow.dtype == hw.dtype == optr.dtype == np.int64
+
+
+# ------------------------------------------------------------------ data outside a likelihood's domain is refused
+
+
+def test_logistic_regression_refuses_minus_one_labels_and_says_how_to_map_them():
+    from scalable_bayes import models
+
+    X, y, _ = models.synthetic_logistic_data(500, 3, seed=0)
+    with pytest.raises(ValueError) as info:  # {-1, 1}: the posterior mean went to 175, -313, 87 (truth 1, -2, 0.5)
+        models.logistic_regression(X, 2 * y - 1)
+    msg = str(info.value)
+    assert "labels y must be 0 or 1" in msg and "found -1" in msg and "(y + 1) / 2" in msg, msg
+
+
+@pytest.mark.parametrize("labels", [
+    lambda y: y * 2,  # {0, 2}
+    lambda y: y + 0.5,  # fractional
+    lambda y: np.where(np.arange(y.size) == 3, np.nan, y),  # a NaN label
+    lambda y: np.array(["a"] * y.size),  # not numbers
+])
+def test_logistic_regression_refuses_labels_outside_0_1(labels):
+    from scalable_bayes import models
+
+    X, y, _ = models.synthetic_logistic_data(100, 2, seed=1)
+    with pytest.raises(ValueError, match="labels y must be"):
+        models.logistic_regression(X, labels(y))
+
+
+def test_logistic_regression_takes_0_1_as_int_float_or_bool_alike():
+    from scalable_bayes import models
+
+    X, y, _ = models.synthetic_logistic_data(100, 2, seed=2)
+    ref = models.logistic_regression(X, y).data[0]
+    for yy in (y.astype(np.int64), y.astype(bool), y.astype(np.float32)):
+        assert np.array_equal(models.logistic_regression(X, yy).data[0], ref)
+
+
+def test_logistic_regression_refuses_non_finite_features():
+    from scalable_bayes import models
+
+    X, y, _ = models.synthetic_logistic_data(50, 2, seed=3)
+    X[7, 1] = np.inf
+    with pytest.raises(ValueError, match="logistic_regression: X holds 1 NaN or infinite"):
+        models.logistic_regression(X, y)
+
+
+@pytest.mark.parametrize("y, words", [
+    (np.full(20, 1.7), "whole numbers"),  # was truncated to class 1
+    (np.r_[np.zeros(19), 4], "must lie in [0, 4)"),
+    (np.r_[np.zeros(19), -1], "must lie in [0, 4)"),
+])
+def test_bnn_refuses_fractional_or_out_of_range_labels(y, words):
+    X = np.random.default_rng(0).random((20, 5))
+    with pytest.raises(ValueError) as info:
+        bnn.BNN(X, y, hidden=3, n_classes=4)
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("users, items, ratings, words", [
+    ([0, -1, 1], [0, 1, 2], [3.0, 4.0, 5.0], "users must lie in [0, 2)"),  # -1 wrapped to the last user
+    ([0, 1, 2], [0, 1, 2], [3.0, 4.0, 5.0], "users must lie in [0, 2)"),
+    ([0, 1, 1], [0, 3, 2], [3.0, 4.0, 5.0], "items must lie in [0, 3)"),
+    ([0, 1.5, 1], [0, 1, 2], [3.0, 4.0, 5.0], "whole numbers"),
+    ([0, 1, 1], [0, 1, 2], [3.0, np.nan, 5.0], "ratings holds 1 NaN"),
+    ([], [], [], "no ratings"),
+])
+def test_bpmf_refuses_bad_indices_and_ratings(users, items, ratings, words):
+    with pytest.raises(ValueError) as info:
+        bpmf.BPMF(np.array(users), np.array(items), np.array(ratings), n_users=2, n_items=3, rank=2)
+    assert words in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("counts", [
+    sp.csr_matrix(np.array([[0.5, 1.2, 0.0], [0.3, 0.0, 2.0]])),  # tf-idf: truncated to whole tokens before
+    sp.csr_matrix(np.array([[1, -2, 0], [0, 1, 3]])),
+    np.array([[1.0, np.nan, 0.0], [0.0, 1.0, 3.0]]),
+])
+def test_semicollapsed_lda_refuses_anything_but_token_counts(counts):
+    with pytest.raises(ValueError, match="SemiCollapsedLDA: counts"):
+        lda.SemiCollapsedLDA(counts, n_topics=2)
+
+
+@pytest.mark.parametrize("name", ["gaussian_known_variance", "normal_gamma"])
+def test_toy_models_refuse_non_finite_or_no_observations(name):
+    from scalable_bayes import models
+
+    build = getattr(models, name)
+    with pytest.raises(ValueError, match=f"{name}: x holds 1 NaN"):
+        build(np.array([0.1, np.nan, 0.3]))
+    with pytest.raises(ValueError, match=f"{name}: x is empty"):
+        build(np.array([]))

@@ -181,3 +181,17 @@ def test_no_rule_uses_the_old_code_helpers():
         text = smk.read_text()
         assert "plotting_code(" not in text, smk.name
         assert "paper_code(" not in text, smk.name
+
+
+def test_every_figure_rule_declares_its_pdf():
+    """``savefig`` writes the PDF beside every PNG; a rule that declared only the PNG left the PDF behind when
+    the job failed after the figure was written (Snakemake removes declared outputs only)."""
+    missing = []
+    for smk in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
+        for name, block in _rule_blocks(smk):
+            out = block.split("output:", 1)[1] if "output:" in block else ""
+            out = re.split(r"^\s{4}\w+:\s*$", out, maxsplit=1, flags=re.M)[0]  # up to the next directive
+            for png in re.findall(r'"(results/[^"]+)\.png"', out):
+                if f'"{png}.pdf"' not in out:
+                    missing.append(f"{smk.name}: rule {name} declares {png}.png but not {png}.pdf")
+    assert not missing, "\n".join(missing)

@@ -141,6 +141,7 @@ rule esca_fig2:
         runs=esca_fig2_inputs(),
     output:
         fig=report("results/esca/figures/Fig2.png", caption="../report/esca_fig2.rst", category="esca"),
+        pdf="results/esca/figures/Fig2.pdf",
         claim="results/esca/claims/ESCA-Fig2.json",
     params:
         item="Fig2",
@@ -165,6 +166,7 @@ rule esca_fig3:
         runs=expand("results/esca/runs/fig3/seed{seed}.parquet", seed=ESCA["fig3"]["seeds"]),
     output:
         fig=report("results/esca/figures/Fig3.png", caption="../report/esca_fig3.rst", category="esca"),
+        pdf="results/esca/figures/Fig3.pdf",
         claim="results/esca/claims/ESCA-Fig3.json",
     params:
         item="Fig3",
@@ -189,6 +191,7 @@ rule esca_fig5:
         runs=esca_fig5_inputs(),
     output:
         fig=report("results/esca/figures/Fig5.png", caption="../report/esca_fig5.rst", category="esca"),
+        pdf="results/esca/figures/Fig5.pdf",
         claim="results/esca/claims/ESCA-Fig5.json",
     params:
         item="Fig5",
@@ -213,6 +216,7 @@ rule esca_fig6:
         runs=esca_fig6_inputs(),
     output:
         fig=report("results/esca/figures/Fig6.png", caption="../report/esca_fig6.rst", category="esca"),
+        pdf="results/esca/figures/Fig6.pdf",
         claim="results/esca/claims/ESCA-Fig6.json",
     params:
         item="Fig6",
@@ -334,6 +338,7 @@ rule esca_fig1:
         code=code_inputs("esca_static_figure.py"),
     output:
         fig=report("results/esca/figures/Fig1.png", caption="../report/esca_fig1.rst", category="esca"),
+        pdf="results/esca/figures/Fig1.pdf",
         claim="results/esca/claims/ESCA-Fig1.json",
     params:
         item="Fig1",
@@ -356,6 +361,7 @@ rule esca_fig4:
         code=code_inputs("esca_static_figure.py"),
     output:
         fig=report("results/esca/figures/Fig4.png", caption="../report/esca_fig4.rst", category="esca"),
+        pdf="results/esca/figures/Fig4.pdf",
         claim="results/esca/claims/ESCA-Fig4.json",
     params:
         item="Fig4",

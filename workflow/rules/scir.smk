@@ -68,6 +68,7 @@ rule scir_fig1:
         samples=scir_simplex_files("samples"),
     output:
         fig=report("results/scir/figures/Fig1.png", caption="../report/scir_fig1.rst", category="scir"),
+        pdf="results/scir/figures/Fig1.pdf",
         claim="results/scir/claims/SCIR-Fig1.json",
     params:
         item="Fig1",
@@ -90,6 +91,7 @@ rule scir_fig2:
         ks=scir_simplex_files("ks"),
     output:
         fig=report("results/scir/figures/Fig2.png", caption="../report/scir_fig2.rst", category="scir"),
+        pdf="results/scir/figures/Fig2.pdf",
         claim="results/scir/claims/SCIR-Fig2.json",
     params:
         item="Fig2",
@@ -140,6 +142,7 @@ rule scir_trace_figure:
         traces=lambda wc: scir_trace_files("lda" if wc.item in ("Fig3a", "SFigA") else "dp"),
     output:
         fig=report("results/scir/figures/{item}.png", caption="../report/scir_traces.rst", category="scir"),
+        pdf="results/scir/figures/{item}.pdf",
         claim="results/scir/claims/SCIR-{item}.json",
     wildcard_constraints:
         item="Fig3a|SFigA|Fig3b|SFigB",

@@ -95,6 +95,7 @@ rule sggmc_fig3:
         runs=sggmc_run_files("fig3"),
     output:
         fig=report("results/sggmc/figures/Fig3.png", caption="../report/sggmc_fig3.rst", category="sggmc"),
+        pdf="results/sggmc/figures/Fig3.pdf",
         claim="results/sggmc/claims/SGGMC-Fig3.json",
     params:
         profile=PROFILE,
@@ -119,6 +120,7 @@ rule sggmc_fig4:
         truth="results/sggmc/runs/fig4/truth.parquet",
     output:
         fig=report("results/sggmc/figures/Fig4.png", caption="../report/sggmc_fig4.rst", category="sggmc"),
+        pdf="results/sggmc/figures/Fig4.pdf",
         claim="results/sggmc/claims/SGGMC-Fig4.json",
     params:
         profile=PROFILE,
@@ -175,6 +177,7 @@ rule sggmc_fig5:
         runs=sggmc_fig5_files(),
     output:
         fig=report("results/sggmc/figures/Fig5.png", caption="../report/sggmc_fig5.rst", category="sggmc"),
+        pdf="results/sggmc/figures/Fig5.pdf",
         claim="results/sggmc/claims/SGGMC-Fig5.json",
     params:
         profile=PROFILE,
@@ -201,6 +204,7 @@ rule sggmc_static_figure:
         code=code_inputs("sggmc_static_figure.py"),
     output:
         fig=report("results/sggmc/figures/{sggmc_static}.png", caption="../report/sggmc_static.rst", category="sggmc"),
+        pdf="results/sggmc/figures/{sggmc_static}.pdf",
         claim="results/sggmc/claims/SGGMC-{sggmc_static}.json",
     wildcard_constraints:
         sggmc_static="|".join(SGGMC_STATIC_FIGURES),

@@ -46,6 +46,7 @@ rule sgnht_fig1:
         traces=sgnht_run_files("double_well", "traces"),
     output:
         fig=report("results/sgnht/figures/Fig1.png", caption="../report/sgnht_fig1.rst", category="sgnht"),
+        pdf="results/sgnht/figures/Fig1.pdf",
         claims=sgnht_claim_files("Fig1"),
     params:
         item="Fig1",
@@ -69,6 +70,7 @@ rule sgnht_sfig4:
         traces=sgnht_run_files("double_well", "traces"),
     output:
         fig=report("results/sgnht/figures/SFig4.png", caption="../report/sgnht_sfig4.rst", category="sgnht"),
+        pdf="results/sgnht/figures/SFig4.pdf",
         claims=sgnht_claim_files("SFig4"),
     params:
         item="SFig4",
@@ -94,6 +96,7 @@ rule sgnht_fig2:
         ng_summary=sgnht_run_files("normal_gamma"),
     output:
         fig=report("results/sgnht/figures/Fig2.png", caption="../report/sgnht_fig2.rst", category="sgnht"),
+        pdf="results/sgnht/figures/Fig2.pdf",
         claims=sgnht_claim_files("Fig2"),
     params:
         item="Fig2",
@@ -117,6 +120,7 @@ rule sgnht_sfig5:
         kv_traces=sgnht_run_files("known_variance", "traces"),
     output:
         fig=report("results/sgnht/figures/SFig5.png", caption="../report/sgnht_sfig5.rst", category="sgnht"),
+        pdf="results/sgnht/figures/SFig5.pdf",
         claims=sgnht_claim_files("SFig5"),
     params:
         item="SFig5",
@@ -140,6 +144,7 @@ rule sgnht_sfig6:
         ng_density=sgnht_run_files("normal_gamma", "density"),
     output:
         fig=report("results/sgnht/figures/SFig6.png", caption="../report/sgnht_sfig6.rst", category="sgnht"),
+        pdf="results/sgnht/figures/SFig6.pdf",
         claims=sgnht_claim_files("SFig6"),
     params:
         item="SFig6",
@@ -261,6 +266,7 @@ rule sgnht_fig3:
         summary=sgnht_ml_runs(),
     output:
         fig=report("results/sgnht/figures/Fig3.png", caption="../report/sgnht_fig3.rst", category="sgnht"),
+        pdf="results/sgnht/figures/Fig3.pdf",
         claims=sgnht_claim_files("Fig3"),
     params:
         item="Fig3",

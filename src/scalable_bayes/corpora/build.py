@@ -19,6 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from . import readers
+from .fetch import verify_extracted
 from .store import Corpus
 from .text import (
     ALPHA_TOKENS,
@@ -37,15 +38,45 @@ logger = logging.getLogger(__name__)
 Raw = Mapping[str, Path]
 
 
+#: what a processed corpus is for (``CorpusSpec.kind``): ``tfidf`` -- l2-normalised tf-idf documents (vMF
+#: clustering, spherical admixtures); ``tokens`` -- token counts with a train/test split (topic models);
+#: ``binary`` -- a binary users x attributes matrix with a train/test split (mixtures of multinomials)
+CORPUS_KINDS = ("tfidf", "tokens", "binary")
+
+
 @dataclass(frozen=True)
 class CorpusSpec:
+    """One processed corpus of the catalogue :data:`CORPORA`.
+
+    Parameters
+    ----------
+    name
+        The corpus name (``data/processed/<name>/``; the config's corpus keys).
+    sources
+        Raw sources (:data:`scalable_bayes.corpora.sources.SOURCES` ids) it is built from.
+    builder
+        ``builder(raw, settings) -> Corpus``.
+    description, paper, paper_counts
+        For the dataset table: what it is, the paper that uses it and that paper's counts.
+    kind
+        One of :data:`CORPUS_KINDS`; the config schemas accept a corpus for a model by its kind
+        (``tests/test_config.py`` checks that their lists equal the catalogue's).
+    has_tfidf
+        Whether ``tfidf.npz`` is written beside the counts.
+    """
+
     name: str
     sources: tuple[str, ...]
     builder: Callable[[Raw, Mapping[str, Any]], Corpus]
     description: str
     paper: str
     paper_counts: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "tfidf"
     has_tfidf: bool = False
+
+    def __post_init__(self):
+        if self.kind not in CORPUS_KINDS:
+            raise ValueError(f"corpus {self.name!r}: kind {self.kind!r} is none of {CORPUS_KINDS}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -103,6 +134,15 @@ def _finish(
     return c
 
 
+def _verify_raw(raw: Raw, sources) -> None:
+    """Refuse to read a raw source whose files changed after :func:`~scalable_bayes.corpora.fetch.fetch_source`
+    verified them (:func:`~scalable_bayes.corpora.fetch.verify_extracted`; raises ``DataError`` naming the
+    file and the fix)."""
+    for s in sources:
+        if s in raw:
+            verify_extracted(s, raw[s])
+
+
 def _opt(settings: Mapping[str, Any], key: str, default: Any) -> Any:
     """``settings[key]``, or ``default`` when the key is absent or null (config: "the paper's default")."""
     value = settings.get(key)
@@ -136,6 +176,7 @@ def news20_messages(raw: Raw) -> pd.DataFrame:
     The pipeline writes this once (``data/interim/news20_messages.parquet``) for the four corpora built
     from 20 Newsgroups; :func:`build_corpus` reads it when ``raw`` names it, else the raw directory.
     """
+    _verify_raw(raw, ["20news_bydate"])
     df = readers.read_20news_bydate(raw["20news_bydate"])
     df["body"] = df["text"].map(readers.strip_newsgroup_header)
     return df.drop(columns=["text"])
@@ -248,6 +289,7 @@ def wikipedia_counts(raw: Raw, max_docs: int | None) -> Corpus:
 
     The pipeline writes this once (``data/interim/wikipedia_counts/``) for both Wikipedia corpora.
     """
+    _verify_raw(raw, ["wikipedia_text", "wikipedia_vocab"])
     vocab = readers.read_lines(readers._find_file(raw["wikipedia_vocab"], "dictnostops.txt"))
     ids, texts = [], []
     for page_id, title, body in readers.iter_wikipedia_text(raw["wikipedia_text"], max_docs=max_docs):
@@ -406,17 +448,26 @@ CORPORA: dict[str, CorpusSpec] = {
                    {"train_docs": 150000, "test_docs": 1000, "vocab": 3000}, has_tfidf=True),
         CorpusSpec("wikipedia", ("wikipedia_text", "wikipedia_vocab"), build_wikipedia,
                    "Wikipedia over Hoffman's 7,702 words", "esca",
-                   {"docs": 6631176, "vocab": 210233, "tokens": 1133050514}),
+                   {"docs": 6631176, "vocab": 210233, "tokens": 1133050514}, kind="tokens"),
         CorpusSpec("pubmed", ("ohsumed", "pubmed_vocab"), build_pubmed, "OHSUMED MEDLINE abstracts (PubMed stand-in)",
-                   "esca", {"docs": 8200000, "vocab": 141043, "tokens": 737869085}),
-        CorpusSpec("news20_lda", ("20news_bydate",), build_news20_lda, "20 Newsgroups bydate, LDA counts", "esca", {}),
-        CorpusSpec("reuters", ("reuters21578",), build_reuters, "Reuters-21578 (RCV1 stand-in)", "esca", {}),
+                   "esca", {"docs": 8200000, "vocab": 141043, "tokens": 737869085}, kind="tokens"),
+        CorpusSpec("news20_lda", ("20news_bydate",), build_news20_lda, "20 Newsgroups bydate, LDA counts", "esca", {},
+                   kind="tokens"),
+        CorpusSpec("reuters", ("reuters21578",), build_reuters, "Reuters-21578 (RCV1 stand-in)", "esca", {}, kind="tokens"),
         CorpusSpec("kos", ("kos",), build_kos, "UCI KOS blog entries", "sgnht",
-                   {"docs": 3430, "vocab": 6906, "tokens": 467714}),
+                   {"docs": 3430, "vocab": 6906, "tokens": 467714}, kind="tokens"),
         CorpusSpec("msweb", ("msweb",), build_msweb, "Anonymous Microsoft Web Data", "scir",
-                   {"train_docs": 32711, "test_docs": 5000, "vocab": 294}),
+                   {"train_docs": 32711, "test_docs": 5000, "vocab": 294}, kind="binary"),
     ]
 }
+
+
+def corpora_of_kind(*kinds: str) -> list[str]:
+    """Names of the catalogue's corpora of the given kinds (:data:`CORPUS_KINDS`), in catalogue order."""
+    unknown = set(kinds) - set(CORPUS_KINDS)
+    if unknown:
+        raise ValueError(f"unknown corpus kind(s) {sorted(unknown)}; kinds: {CORPUS_KINDS}")
+    return [n for n, s in CORPORA.items() if s.kind in kinds]
 
 
 #: raw source -> the interim product that replaces it when given (see news20_messages, wikipedia_counts)
@@ -424,13 +475,21 @@ INTERIM_OF = {"20news_bydate": "news20_messages", "wikipedia_text": "wikipedia_c
 
 
 def build_corpus(name: str, raw: Raw, settings: Mapping[str, Any] | None = None) -> Corpus:
-    """Build corpus ``name`` from the extracted sources ``raw`` (source id -> directory)."""
+    """Build corpus ``name`` from the extracted sources ``raw`` (source id -> directory).
+
+    Every raw source it reads is first checked against what the fetch step verified (the size and
+    sha256 of each file, :func:`~scalable_bayes.corpora.fetch.verify_extracted`): a file truncated or
+    edited since then raises ``DataError`` naming it, instead of a smaller corpus built without a word.
+    (Sources with an interim product, 20 Newsgroups and the Wikipedia text, are checked by
+    :func:`news20_messages` / :func:`wikipedia_counts`, which read them.)
+    """
     if name not in CORPORA:
         raise ValueError(f"unknown corpus {name!r}; known corpora: {', '.join(sorted(CORPORA))}")
     spec = CORPORA[name]
     missing = [s for s in spec.sources if s not in raw and INTERIM_OF.get(s) not in raw]
     if missing:
         raise ValueError(f"corpus {name!r} needs raw sources {missing}; fetch them first (rule fetch_source)")
+    _verify_raw(raw, [s for s in spec.sources if s not in INTERIM_OF])
     t0 = time.perf_counter()
     corpus = spec.builder({k: Path(v) for k, v in raw.items()}, dict(settings or {}))
     corpus.meta["paper"] = spec.paper
@@ -446,12 +505,14 @@ def build_corpus(name: str, raw: Raw, settings: Mapping[str, Any] | None = None)
 
 def build_movielens(raw: Raw) -> pd.DataFrame:
     """ml-100k ratings (stand-in for MovieLens-1M): user, item (0-based), rating, timestamp."""
+    _verify_raw(raw, ["movielens_100k"])
     return readers.read_movielens_100k(raw["movielens_100k"])
 
 
 def build_mnist(raw: Raw) -> dict[str, np.ndarray]:
     """MNIST arrays from the mirror: the 10,000 t10k images (flattened uint8) and labels, and the
     60,000 training labels (the training images are not available)."""
+    _verify_raw(raw, ["mnist"])
     root = Path(raw["mnist"])
 
     def idx(name: str) -> np.ndarray:

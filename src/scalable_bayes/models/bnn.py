@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _checks
 from .base import Model
 
 
@@ -25,11 +26,12 @@ class BNN:
     def __init__(self, X, y, hidden: int = 100, n_classes: int = 10, gibbs_every: int = 100, seed: int = 0,
                  prior_precision=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
-        y = np.asarray(y, dtype=np.int64).reshape(-1)
+        y = np.asarray(y).reshape(-1)
         if X.ndim != 2 or X.shape[0] != y.shape[0]:
             raise ValueError(f"BNN: X must be (N, d) and y (N,), got {X.shape} and {y.shape}")
-        if y.min() < 0 or y.max() >= n_classes:
-            raise ValueError(f"BNN: labels must lie in [0, {n_classes}), got range [{y.min()}, {y.max()}]")
+        # a fractional label (1.7) was truncated to a class without a word; NaN features give a NaN gradient
+        y = _checks.integer_labels(y, int(n_classes), "BNN")
+        _checks.finite(X, "BNN", "X")
         self.X, self.y = X, y
         self.d, self.H, self.C = X.shape[1], int(hidden), int(n_classes)
         sizes = [self.d * self.H, self.H, self.H * self.C, self.C]

@@ -11,19 +11,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _checks
 from .base import Model
 
 
 class BPMF:
     def __init__(self, users, items, ratings, n_users: int, n_items: int, rank: int = 10, tau: float = 2.0,
                  gibbs_every: int = 100, seed: int = 0):
-        self.u = np.asarray(users, dtype=np.int64)
-        self.i = np.asarray(items, dtype=np.int64)
-        self.r = np.asarray(ratings, dtype=np.float64)
-        if not (self.u.shape == self.i.shape == self.r.shape):
-            raise ValueError("BPMF: users, items and ratings must have the same length")
-        if tau <= 0:
-            raise ValueError(f"BPMF: tau must be > 0, got {tau}")
+        if int(n_users) != n_users or n_users < 1 or int(n_items) != n_items or n_items < 1:
+            raise ValueError(f"BPMF: n_users and n_items must be positive integers, got {n_users!r}, {n_items!r}")
+        if int(rank) != rank or rank < 1:
+            raise ValueError(f"BPMF: rank must be a positive integer, got {rank!r}")
+        # 0-based indices: a negative one would wrap around to the last user / item without a word
+        self.u = _checks.indices(users, int(n_users), "BPMF", "users")
+        self.i = _checks.indices(items, int(n_items), "BPMF", "items")
+        self.r = _checks.finite(ratings, "BPMF", "ratings")
+        if not (self.u.shape == self.i.shape == self.r.shape) or self.u.ndim != 1:
+            raise ValueError("BPMF: users, items and ratings must be 1-D and have the same length, got shapes "
+                             f"{self.u.shape}, {self.i.shape}, {self.r.shape}")
+        if self.r.size == 0:
+            raise ValueError("BPMF: no ratings; give at least one (user, item, rating) triple")
+        if not np.isfinite(tau) or tau <= 0:
+            raise ValueError(f"BPMF: tau must be finite and > 0, got {tau}")
         self.nu, self.ni, self.D, self.tau = int(n_users), int(n_items), int(rank), float(tau)
         self.mu = float(self.r.mean())
         sizes = [self.nu * self.D, self.ni * self.D, self.nu, self.ni]

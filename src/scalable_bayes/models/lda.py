@@ -20,6 +20,7 @@ from numba import njit
 from ..evaluation import heldout
 from ..evaluation.heldout import split_halves, tokens_from_counts
 from ..rng import uniform, uniform_int
+from . import _checks
 from .base import Model
 
 __all__ = ["SemiCollapsedLDA", "completion_probs", "expected_counts", "softmax_rows", "split_halves",
@@ -128,6 +129,8 @@ class SemiCollapsedLDA:
 
     def __init__(self, counts, n_topics: int = 30, alpha: float = 0.1, beta: float = 0.1, sigma: float = 1.0,
                  sweeps: int = 10, burn: int | None = None):
+        # token counts: tf-idf weights were truncated to whole tokens (mostly 0) without a word
+        counts = _checks.count_matrix(counts, "SemiCollapsedLDA")
         self.ptr, self.words = tokens_from_counts(counts)
         self.D, self.W = counts.shape
         self.K = int(n_topics)

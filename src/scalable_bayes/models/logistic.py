@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from ..intrinsics import prefetch_l2
+from . import _checks
 from .base import Model
 
 
@@ -200,20 +201,35 @@ def _logreg_grad(x, data, idx, key, out):
 
 
 def logistic_regression(X, y, prior_var: float = 1.0, max_batch: int | None = None) -> Model:
-    """Model for SG-MCMC; ``X`` is stored as float32 (halves memory traffic), ``y`` in {0, 1}.
+    """Model for SG-MCMC: y_i ~ Bernoulli(sigmoid(x_i' theta)), theta ~ N(0, prior_var I).
 
-    ``max_batch``: largest minibatch the model will be asked for (sizes the scratch buffers;
-    default N). Gradients accumulate in float64.
+    Parameters
+    ----------
+    X : (N, d) array of finite features; stored as float32 (halves memory traffic).
+    y : (N,) labels in {0, 1} (bool accepted). Anything else is refused: labels in {-1, 1} would enter
+        the likelihood as y_i = -1, a gradient without a fixed point near the truth (a posterior mean
+        of 175 against a true coefficient of 1); map them with ``(y + 1) / 2``.
+    prior_var : variance of the Gaussian prior (> 0, finite).
+    max_batch : largest minibatch the model will be asked for (sizes the scratch buffers; default N).
+
+    Gradients accumulate in float64.
+
+    Raises
+    ------
+    ValueError
+        for labels outside {0, 1}, NaN or infinite features, mismatched shapes or a bad ``prior_var``.
     """
     X = np.asarray(X)
-    y = np.ascontiguousarray(y, dtype=np.float32).reshape(-1)
+    y = np.asarray(y).reshape(-1)
     if X.ndim != 2 or y.shape[0] != X.shape[0]:
         raise ValueError(f"logistic_regression: X must be (N, d) and y (N,); got {X.shape} and {y.shape}")
+    y = _checks.binary_labels(y, "logistic_regression").astype(np.float32)
+    _checks.finite(X, "logistic_regression", "X")
     Xy = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float32)
     Xy[:, :-1] = X
     Xy[:, -1] = y
-    if prior_var <= 0:
-        raise ValueError(f"logistic_regression: prior_var must be > 0, got {prior_var}")
+    if not np.isfinite(prior_var) or prior_var <= 0:
+        raise ValueError(f"logistic_regression: prior_var must be finite and > 0, got {prior_var}")
     nb = max_batch or X.shape[0]
     scratch = np.zeros(nb)
     next_batch = np.zeros(nb, dtype=np.int64)

@@ -9,6 +9,7 @@ from numba import njit
 from scipy import stats
 
 from ..rng import normal_pair
+from . import _checks
 from .base import Model
 
 
@@ -83,6 +84,14 @@ def gaussian(mean, cov, grad_noise_sd: float = 0.0) -> Model:
                  (np.ascontiguousarray(prec), mean.copy(), np.array([float(grad_noise_sd)])))
 
 
+def _observations(x, who: str) -> np.ndarray:
+    """1-D observations as a contiguous float64 vector: at least one, all finite."""
+    x = np.ascontiguousarray(_checks.finite(x, who, "x")).reshape(-1)
+    if x.size == 0:
+        raise ValueError(f"{who}: x is empty; give at least one observation")
+    return x
+
+
 # ------------------------------------------------------------------ 1-D Gaussian, known variance (SGNHT Fig. 2)
 @njit(cache=True)
 def _known_var_grad(x, data, idx, key, out):
@@ -96,8 +105,10 @@ def _known_var_grad(x, data, idx, key, out):
 
 
 def gaussian_known_variance(x) -> Model:
-    """x_i ~ N(mu, 1), improper flat prior on mu: grad U~ = N mu - (N/n) sum_S x_i (SGNHT App. E)."""
-    x = np.ascontiguousarray(x, dtype=np.float64)
+    """x_i ~ N(mu, 1), improper flat prior on mu: grad U~ = N mu - (N/n) sum_S x_i (SGNHT App. E).
+
+    ``x``: at least one finite observation (a NaN would make every gradient NaN)."""
+    x = _observations(x, "gaussian_known_variance")
     return Model("gaussian_known_variance", 1, x.size, _known_var_grad, (x,))
 
 
@@ -131,8 +142,9 @@ def normal_gamma(x) -> Model:
     """x_i ~ N(mu, 1/gamma), prior N(mu|0, 1/gamma) Gam(gamma|1, 1); position (mu, gamma).
 
     gamma > 0 is kept by a reflecting boundary at 0 (gamma <- |gamma|, not stated in the paper).
+    ``x``: at least one finite observation.
     """
-    x = np.ascontiguousarray(x, dtype=np.float64)
+    x = _observations(x, "normal_gamma")
     return Model("normal_gamma", 2, x.size, _normal_gamma_grad, (x,), reflect=np.array([0, 1], dtype=np.int8))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -11,7 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..utils import atomic_path  # noqa: E402
+from ..utils import chmod_as_created  # noqa: E402
 
 STYLE = {
     "figure.dpi": 100,
@@ -43,16 +44,56 @@ def style():
         yield
 
 
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
 def savefig(fig, path: str | os.PathLike, also_pdf: bool = True) -> None:
-    """Save ``fig`` atomically to ``path`` (.png) and, if asked, the .pdf beside it; close it."""
+    """Save ``fig`` to ``path`` (.png) and, if asked, the .pdf beside it, as one atomic pair; close it.
+
+    Both files are first written to temporary files beside their targets and renamed onto them only
+    when both were written, so a failure (in either ``savefig``, a full disk, an interrupt) leaves neither
+    new file: each target keeps what it held before (usually nothing). Should the second rename fail,
+    the first target is removed as well, so no PNG stands without its PDF. No timestamps or software
+    versions are written, so the same figure gives the same bytes.
+    """
     path = Path(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip("."), metadata={"Software": None} if path.suffix == ".png" else {"CreationDate": None, "Creator": None, "Producer": None})
+    targets = [path]
     if also_pdf and path.suffix == ".png":
-        pdf = path.with_suffix(".pdf")
-        with atomic_path(pdf) as tmp:
-            fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "Creator": None, "Producer": None})
-    plt.close(fig)
+        targets.append(path.with_suffix(".pdf"))
+    try:
+        with contextlib.ExitStack() as stack:
+            tmps = [stack.enter_context(_pending(t)) for t in targets]
+            for target, tmp in zip(targets, tmps):
+                fmt = target.suffix.lstrip(".")
+                fig.savefig(tmp, format=fmt, metadata=_METADATA.get(fmt, {}))
+            done = []
+            try:
+                for target, tmp in zip(targets, tmps):
+                    chmod_as_created(tmp)
+                    os.replace(tmp, target)
+                    done.append(target)
+            except BaseException:
+                for target in done:  # leave neither file of the pair
+                    with contextlib.suppress(FileNotFoundError):
+                        target.unlink()
+                raise
+    finally:
+        plt.close(fig)
+
+
+@contextlib.contextmanager
+def _pending(target: Path):
+    """A temporary path beside ``target`` (same suffix, so matplotlib needs no format guess); removed on exit
+    unless it was renamed onto ``target``."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".part{target.suffix}", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp_path.unlink()
 
 
 def plate_diagram(ax, spec, radius, label_offset, title, xlim, ylim):

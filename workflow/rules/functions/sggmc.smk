@@ -1,5 +1,8 @@
 # Helper functions and constants of sggmc.smk (kept apart from the rules, as snakemake --lint asks).
+from scalable_bayes_papers.sggmc.config import check_config as _sggmc_check_config
+
 SGGMC = config["sggmc"]
+_sggmc_check_config(SGGMC)  # rules between keys the schema cannot state (before any job is scheduled)
 SGGMC_STATIC_FIGURES = ["Fig1", "Fig2", "SFig1"]
 SGGMC_FIG3_METHODS = ["GMC", "SGGMC", "gSGNHT", "SGGMC-V0", "gSGNHT-V0"]
 SGGMC_FIG4_METHODS = ["GMC", "SGGMC"] + (["SGGMC-full"] if SGGMC["fig4"]["full_batch"] else [])
