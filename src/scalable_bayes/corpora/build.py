@@ -19,7 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from . import readers
-from .fetch import verify_extracted
+from .verify import verify_extracted
 from .store import Corpus
 from .text import (
     ALPHA_TOKENS,
@@ -136,7 +136,7 @@ def _finish(
 
 def _verify_raw(raw: Raw, sources) -> None:
     """Refuse to read a raw source whose files changed after :func:`~scalable_bayes.corpora.fetch.fetch_source`
-    verified them (:func:`~scalable_bayes.corpora.fetch.verify_extracted`; raises ``DataError`` naming the
+    verified them (:func:`~scalable_bayes.corpora.verify.verify_extracted`; raises ``DataError`` naming the
     file and the fix)."""
     for s in sources:
         if s in raw:
@@ -478,7 +478,7 @@ def build_corpus(name: str, raw: Raw, settings: Mapping[str, Any] | None = None)
     """Build corpus ``name`` from the extracted sources ``raw`` (source id -> directory).
 
     Every raw source it reads is first checked against what the fetch step verified (the size and
-    sha256 of each file, :func:`~scalable_bayes.corpora.fetch.verify_extracted`): a file truncated or
+    sha256 of each file, :func:`~scalable_bayes.corpora.verify.verify_extracted`): a file truncated or
     edited since then raises ``DataError`` naming it, instead of a smaller corpus built without a word.
     (Sources with an interim product, 20 Newsgroups and the Wikipedia text, are checked by
     :func:`news20_messages` / :func:`wikipedia_counts`, which read them.)
