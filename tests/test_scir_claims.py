@@ -108,3 +108,9 @@ def test_fig3b_cluster_gap_within_the_seed_spread_or_reversed_fails(sgrld):
 def test_fig3b_one_seed_leaves_the_cluster_part_unchecked():
     c = claims.check_fig3b(_fig3b_trace([20], [40]), FIG3B, "test")
     assert c.details["sgrld_more_clusters"] is None and c.holds is True
+
+
+def test_fig1_one_seed_is_not_checked():
+    t = _fig1_table(lambda s: _omega5(0.1, 100 + s))
+    c = claims.check_fig1(t[t.seed == 0], FIG1, "test")
+    assert c.holds is None and "spread unknown with one seed" in c.measured and "Needs 2+ seeds" in c.note
