@@ -203,41 +203,91 @@ def _fig3_pair_stats(df, param):
     return out
 
 
+def fig3_closer_than_control(df, control):
+    """Per (dataset, K, soft/hard, tied/free, seed): is the closed-form mean fit closer to movMF than the control?
+
+    Paired by cell and seed (same data, same initialisation): ``cf`` = |exact LL difference| per document of the
+    mean path with the paper's closed forms vs movMF, ``ctrl`` = the same for the mean path with the control's
+    Psi (``mean_<name>`` rows), ``closer`` = cf < ctrl, or cf within 2 units in the last place of the per-document
+    LL (movMF's fit reproduced up to rounding). Only the cells and seeds the control ran.
+
+    Parameters
+    ----------
+    df : pd.DataFrame
+        VMF-Fig3 run rows (:func:`scalable_bayes_papers.vmf.runs.run_fig3`).
+    control : str
+        The control's parametrization, e.g. ``"mean_banerjee"``.
+
+    Returns
+    -------
+    pd.DataFrame
+        Columns ``cf``, ``ctrl``, ``closer``, indexed by dataset, K, assignment, tied, seed.
+    """
+    key = ["dataset", "K", "assignment", "tied", "seed"]
+    ll = df[df.parametrization.isin(["mean", control])].assign(
+        a=lambda d: d.exact_ll_diff.abs(), ulp=lambda d: np.spacing(np.abs(d.exact_ll_per_doc.to_numpy(float))))
+    w = ll.pivot_table(index=key, columns="parametrization", values=["a", "ulp"]).dropna()
+    if not len(w):
+        return pd.DataFrame(columns=["cf", "ctrl", "closer"])
+    out = pd.DataFrame({"cf": w[("a", "mean")], "ctrl": w[("a", control)]})
+    # a difference of at most 2 units in the last place of the per-document LL is rounding: movMF reproduced
+    out["closer"] = (out["cf"] < out["ctrl"]) | (out["cf"] <= 2 * w[("ulp", "mean")])
+    return out
+
+
 def _fig3_fields(df, tol=0.02, dis_tol=0.02, ll_tol=0.01):
     """Bregman (closed forms) vs movMF in every cell, by three measures that each can fail (README.md):
     |delta NMI| <= tol, label disagreement after optimal matching <= dis_tol, |delta exact LL| <= ll_tol nats
     per document. The verdict is the paper's claim on the paper's corpora; low-dimensional projections (data
     sets ``*_svd<D>``, ours), where the closed forms differ from root finding, are measured the same way and
     reported beside it: they show that the measures can fail, and where. A control run of the mean path with another Psi (``mean_<name>`` rows,
-    Banerjee's by default) is reported beside, not tested: it shows whether the measures can see an
-    approximation of Psi at all."""
+    Banerjee's by default) is tested too (:func:`fig3_closer_than_control`): on the paper's corpora the closed
+    forms' fit must be closer to movMF's than the control's in every cell and seed the control ran, by the exact
+    log-likelihood measure (paired: same data and initialisation). At the corpora's D even Banerjee's Psi stays
+    within the three tolerances, so without this part the check passes the cruder approximation as well."""
     main = _fig3_pair_stats(df, "mean")
     worst = main.groupby(level="dataset").max()
     checks = {"nmi_diff": tol, "label_disagreement": dis_tol, "ll_diff": ll_tol}
     fails = {k: int((main[k] > v).sum()) for k, v in checks.items()}
     controls = sorted(p for p in df.parametrization.unique() if str(p).startswith("mean_"))
-    ctrl_txt, ctrl_details = "", {}
+    ctrl_txt, ctrl_details, not_closer = "", {}, {}
     for c in controls:
         st = _fig3_pair_stats(df, c).dropna()  # cells of the data sets that had the control run
         w = st.groupby(level="dataset").max()
         cf = {k: int((st[k] > v).sum()) for k, v in checks.items()}
+        cl = fig3_closer_than_control(df, c)
+        by_ds = cl.groupby(level="dataset").agg(n=("closer", "size"), closer=("closer", "sum"),
+                                                 cf_max=("cf", "max"), ctrl_min=("ctrl", "min"))
+        for ds, r in by_ds.iterrows():
+            if "_svd" not in ds and r.closer < r.n:
+                not_closer[ds] = not_closer.get(ds, 0) + int(r.n - r.closer)
         ctrl_details[c] = {"worst_per_dataset": w.to_dict(orient="index"), "cells_over_tolerance": cf,
-                           "n_cells": int(len(st))}
-        ctrl_txt += (f". Control {c.removeprefix('mean_')} (not tested): " + "; ".join(
+                           "n_cells": int(len(st)),
+                           "closed_forms_closer": {ds: {"closer": int(r.closer), "of": int(r.n),
+                                                        "max_ll_diff_closed_forms": float(r.cf_max),
+                                                        "min_ll_diff_control": float(r.ctrl_min)}
+                                                   for ds, r in by_ds.iterrows()}}
+        ctrl_txt += (f". Control {c.removeprefix('mean_')}: " + "; ".join(
             f"{ds}: {r.nmi_diff:.4f} / {r.label_disagreement:.4f} / {r.ll_diff:.2e}" for ds, r in w.iterrows())
-            + f"; cells over tolerance {cf['nmi_diff']} / {cf['label_disagreement']} / {cf['ll_diff']} of {len(st)}")
+            + f"; cells over tolerance {cf['nmi_diff']} / {cf['label_disagreement']} / {cf['ll_diff']} of {len(st)}"
+            + "; closed forms closer to movMF than the control (|delta LL|, same cell and seed): " + "; ".join(
+                f"{ds}: {int(r.closer)}/{int(r.n)} (closed forms <= {r.cf_max:.1e}, control >= {r.ctrl_min:.1e})"
+                for ds, r in by_ds.iterrows()))
     over = main[(main.nmi_diff > tol) | (main.label_disagreement > dis_tol) | (main.ll_diff > ll_tol)]
     failing = sorted(set(over.index.get_level_values("dataset")))
     paper_sets = [ds for ds in worst.index if "_svd" not in ds]
     paper_ok = not any("_svd" not in ds for ds in failing)
-    holds = paper_ok
+    sees_psi = not not_closer
+    holds = paper_ok and sees_psi
     return {
         "claim": "No qualitative difference between mean-parameter (Bregman, closed forms) and natural-parameter "
                  f"(movMF) fits from the same initialisation: in every (dataset, K, soft/hard, tied/free) cell "
                  f"|NMI_Bregman - NMI_movMF| <= {tol}, at most {dis_tol:.0%} of documents clustered differently "
                  f"(after optimal label matching) and |delta log-likelihood| <= {ll_tol} nats per document, on the "
                  "paper's corpora (a low-dimensional projection where the closed forms differ from root finding is "
-                 "measured beside, outside the verdict).",
+                 "measured beside, outside the verdict); and there the closed forms' fit is closer to movMF's than a "
+                 "control run with Banerjee's cruder Psi from the same initialisation (Fig. 2's ordering, seen "
+                 "through the fits).",
         "measured": "worst cell per dataset, |delta NMI| / label disagreement / |delta LL| per doc: "
                     + "; ".join(f"{ds}: {r.nmi_diff:.4f} / {r.label_disagreement:.4f} / {r.ll_diff:.2e}"
                                 for ds, r in worst.iterrows())
@@ -250,21 +300,32 @@ def _fig3_fields(df, tol=0.02, dis_tol=0.02, ll_tol=0.01):
         "details": {"worst_per_dataset": worst.to_dict(orient="index"), "cells_over_tolerance": fails,
                     "tolerances": checks, "n_cells": int(len(main)), "n_seeds": int(df.seed.nunique()),
                     "failing_datasets": failing, "paper_datasets": paper_sets, "holds_on_paper_datasets": paper_ok,
+                    "closed_forms_closer_than_control": sees_psi, "not_closer_cells_on_paper_datasets": not_closer,
                     "controls": ctrl_details},
     }
 
 
 def _fig3_note(fields):
     """FIG3_NOTE, plus the finding when the check fails: the decisive experiment's if only low-dimensional
-    cases fail; otherwise a pointer to the failing corpora (not explained by that experiment)."""
+    cases fail; otherwise a pointer to the failing corpora (not explained by that experiment). A failure of the
+    sensitivity part (not closer to movMF than the control) opens the note; without a control it says so."""
     d = fields["details"]
+    blind = d["not_closer_cells_on_paper_datasets"]
+    blind_txt = ("" if not blind else
+                 "Fails the sensitivity part: on " + ", ".join(f"{ds} ({n} cell-seeds)" for ds, n in blind.items())
+                 + " the Bregman fit is not closer to movMF (|delta exact LL| per document, same cell and seed) than "
+                 "the control run with another Psi, so the agreement cannot be credited to the closed forms. ")
+    note = FIG3_NOTE
+    if not d["controls"]:
+        note += (" No control run (mean_<name> rows): the sensitivity part (closed forms closer to movMF than a "
+                 "cruder Psi) is not tested; the verdict rests on the tolerances alone.")
     if not d["failing_datasets"]:
-        return FIG3_NOTE
+        return blind_txt + note
     if d["holds_on_paper_datasets"]:
-        return (f"Holds on the paper's corpora; over tolerance only in {', '.join(d['failing_datasets'])} (ours, "
-                f"outside the verdict). {FIG3_LOWDIM_FINDING} {FIG3_NOTE}")
-    return (f"Fails on the paper's corpora ({', '.join(ds for ds in d['failing_datasets'] if '_svd' not in ds)}): "
-            f"not covered by the low-dimensional study; see vmf/README.md 'Issue 17'. {FIG3_NOTE}")
+        return (f"{blind_txt}{'Holds' if not blind else 'Within tolerance'} on the paper's corpora; over tolerance only in {', '.join(d['failing_datasets'])} (ours, "
+                f"outside the verdict). {FIG3_LOWDIM_FINDING} {note}")
+    return (f"{blind_txt}Fails on the paper's corpora ({', '.join(ds for ds in d['failing_datasets'] if '_svd' not in ds)}): "
+            f"not covered by the low-dimensional study; see vmf/README.md 'Issue 17'. {note}")
 
 
 def check_fig3(df: pd.DataFrame, settings: dict, profile: str) -> Claim:
