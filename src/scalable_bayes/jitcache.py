@@ -353,15 +353,15 @@ def clear() -> list[Path]:
 
 
 def main(argv=None) -> int:
-    """``python -m scalable_bayes cache [--clear]``: print where the compiled code is cached; delete it."""
+    """``python -m scalable_bayes cache [--clear]``: report where the compiled code is cached (through
+    :mod:`logging`, at INFO); ``--clear`` deletes it."""
     p = argparse.ArgumentParser(prog="python -m scalable_bayes cache",
                                 description="Where the library's compiled code is cached; --clear deletes it.")
     p.add_argument("--clear", action="store_true", help="delete the cached compiled code")
     a = p.parse_args(argv)
-    print(f"chain-runner wrappers: {cache_dir()}")
-    print(f"library kernels (Numba): {os.environ.get('NUMBA_CACHE_DIR') or _LIBRARY_ROOT / '**/__pycache__'}")
-    print(f"library digest: {library_digest()}")
+    logger.info("chain-runner wrappers: %s", cache_dir())
+    logger.info("library kernels (Numba): %s", os.environ.get("NUMBA_CACHE_DIR") or _LIBRARY_ROOT / "**/__pycache__")
+    logger.info("library digest: %s", library_digest())
     if a.clear:
-        removed = clear()
-        print(f"removed {len(removed)} cache entries")
+        logger.info("removed %d cache entries", len(clear()))
     return 0

@@ -37,7 +37,6 @@ that are not importable (closures) fall back to an uncached loop compiled from t
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import importlib
@@ -55,6 +54,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from ..dependencies import file_imports
 from ..jitcache import cache_dir, kernel_fingerprint
 from ..rng import make_key, partial_shuffle, resolve_seed
 from ..utils import atomic_path
@@ -162,27 +162,11 @@ def _followed_source(name: str):
 
 def _imported_names(path: Path, mod) -> set[str]:
     """Absolute names of every module the source at ``path`` imports, at any depth of the file
-    (relative imports resolved; for ``from m import x`` both ``m`` and ``m.x``)."""
+    (:func:`scalable_bayes.dependencies.file_imports`, relative imports resolved against ``mod``'s package)."""
     try:
-        tree = ast.parse(path.read_bytes())
+        return file_imports(path, getattr(mod, "__package__", None) or "")
     except (OSError, SyntaxError, ValueError):
         return set()
-    package = (getattr(mod, "__package__", None) or "").split(".")
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if node.level > len(package):
-                    continue
-                base = package[: len(package) - node.level + 1]
-                prefix = ".".join(base + ([node.module] if node.module else []))
-            else:
-                prefix = node.module or ""
-            out.add(prefix)
-            out.update(f"{prefix}.{a.name}" for a in node.names)
-    return out
 
 
 def _dependency_files(*modules) -> list[Path]:
