@@ -1,4 +1,4 @@
-"""Speed of the SCIR paper's pieces (issue 16, "Speed"): the CIR draw, SCIR vs SGRLD per LDA iteration,
+"""Speed of the SCIR paper's pieces: the CIR draw, SCIR vs SGRLD per LDA iteration,
 LDA documents per second on 1 and 2 threads.
 
 All numbers are ratios against a peer measured in the same process (the machine is a shared 2-core VM

@@ -1,4 +1,4 @@
-"""Speed and memory of the geodesic samplers and of the SAM estimator (issue 15, "Speed and memory").
+"""Speed and memory of the geodesic samplers and of the SAM estimator.
 
 Parts (``--parts``, default all):
 

@@ -7,7 +7,7 @@ All timings in ONE run, as ratios against peers measured in the same process:
     prefetch pass over this step's rows, a partial lookahead, one libm exp per row), kept as an
     in-run reference for the change.
   * ``naive-numba``: a straightforward Numba loop (float64 data, numba's global np.random, fancy
-    indexing with temporaries), the baseline named in issue 4.
+    indexing with temporaries), the baseline of this comparison.
   * ``blackjax`` (optional, ``--peer-python /tmp/peer_venv/bin/python``): blackjax 1.7.1 SGLD with the
     whole chain compiled by ``jax.lax.scan``, run in a separate venv (never installed into .venv).
     (blackjax's SGHMC is not timed: it refreshes the momentum at every step, see BLACKJAX_SRC.)

@@ -1,4 +1,4 @@
-"""BNN epoch time, BPMF and LDA iteration time of reformulated SGHMC / SGNHT (issue 4, speed section).
+"""BNN epoch time, BPMF and LDA iteration time of reformulated SGHMC / SGNHT.
 
 BNN: 784-100-10 on n_train MNIST images (the mirror's t10k file), minibatch 20; one epoch = n_train/20 steps.
 BPMF: rank 10 on ml-100k (80% train), minibatch 400 ratings.

@@ -1,4 +1,4 @@
-"""Benchmarks of the vMF toolkit (issue 3). Ratios are measured in one run on this machine.
+"""Benchmarks of the vMF toolkit. Ratios are measured in one run on this machine.
 
   .venv/bin/python benchmarks/bench_vmf.py [--corpus data/processed/news20] [--peer-python /tmp/peer_venv/bin/python]
 

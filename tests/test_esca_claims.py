@@ -1,4 +1,4 @@
-"""ESCA Fig. 5 / Fig. 6 claims: the words they test (issue 17, item 4)."""
+"""ESCA Fig. 5 / Fig. 6 claims: the words they test."""
 
 from __future__ import annotations
 

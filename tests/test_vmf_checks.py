@@ -1,4 +1,4 @@
-"""VMF issue-17 checks: the 50-digit reference of Figs 2/5 and the Bregman-vs-movMF measures of Fig. 3.
+"""VMF checks: the 50-digit reference of Figs 2/5 and the Bregman-vs-movMF measures of Fig. 3.
 
 Each check is shown to fail on a deliberately wrong input (a wrong Debye sum, a wrong mean map)."""
 

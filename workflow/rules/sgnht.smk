@@ -184,7 +184,7 @@ rule sgnht_stab1:
         "../scripts/sgnht_stab1.py"
 
 
-# Issue 17's decisive experiment for Fig. 2 panel 4 / STab. 1: the Normal-Gamma grid at the paper's 10^6 steps,
+# The decisive experiment for Fig. 2 panel 4 / STab. 1: the Normal-Gamma grid at the paper's 10^6 steps,
 # 5 seeds, N x minibatch (block sgnht.tau_study; on in the paper profile; any profile builds it on request:
 # snakemake --cores 1 results/sgnht/tables/TauStudy.md). One job per (N, minibatch, seed).
 rule sgnht_tau_study_runs:

@@ -13,7 +13,7 @@ make_table, check = {"STab2": (tables.stab2, claims.check_stab2), "STab3": (tabl
 table = make_table(summary)
 save_table(table, out.csv)
 save_table(table, out.md)
-if p.item == "STab2":  # with the traces: convergence of the selected cells (issue 17 item 7)
+if p.item == "STab2":  # with the traces: convergence of the selected cells
     trace = pd.concat([pd.read_parquet(f) for f in snakemake.input.trace], ignore_index=True)  # noqa: F821
     write_claim(out.claim, check(table, summary, p.ml, p.profile, trace))
 else:

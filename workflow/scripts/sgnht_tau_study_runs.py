@@ -1,5 +1,5 @@
 """Rule sgnht_tau_study_runs: the Normal-Gamma (h, A) grid for one (N, minibatch, seed) of the tau study
-(issue 17's decisive experiment for SGNHT Fig. 2 panel 4 / STab. 1) -> summary table."""
+(the decisive experiment for SGNHT Fig. 2 panel 4 / STab. 1) -> summary table."""
 from scalable_bayes.utils import save_table, setup_logging
 from scalable_bayes_papers.sgnht import runs
 

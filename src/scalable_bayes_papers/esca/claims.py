@@ -121,7 +121,7 @@ def fig3_final_differences(df: pd.DataFrame) -> dict:
 def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
     """SEM reaches EM's test LL from starts of every severity; ``df``: the Fig. 3 run tables (run_fig3_seed).
 
-    Re-posed on an absolute, paired scale (issue 17, item 8): a relative tolerance on a log-likelihood
+    Re-posed on an absolute, paired scale: a relative tolerance on a log-likelihood
     depends on the data's scale (x10 on the data shifts every LL by -2 log 10 and turns the same gap
     into a smaller relative one). Here "comparable" is measured against EM itself: SEM from a start
     of severity s is comparable when its mean paired shortfall to EM (same data, EM from k-means++

@@ -30,7 +30,7 @@ CLAIMS = {
              "approximate posterior modes, (-pi/24, pi/8) and (pi/24, -pi/8) for phi = pi/6, symmetric about e1.",
     "Fig3": "Toy on the circle (Sec. 5.1): with the stochastic gradient corrupted by N(0, 1000 I) and V = 1000 used "
             "in eq. 8, SGGMC's 10,000 samples show 'no obvious corruption': their 0.1-rad histogram matches the "
-            "true bimodal density as GMC's does (and gSGNHT's, issue 15).",
+            "true bimodal density as GMC's does (and gSGNHT's).",
     "Fig5": "SAM (Sec. 5.3): all samplers eventually go below VI / StoVI and SGGMC / gSGNHT go lowest; gSGNHT below "
             "SGGMC; minibatch versions better than full batch; even full-batch SGGMC / gSGNHT below GMC-apprMH / "
             "GMC-bGibbs (20News-different; on Wikipedia the gaps grow).",

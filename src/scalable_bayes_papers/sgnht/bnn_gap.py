@@ -1,4 +1,4 @@
-"""Issue 17 item 7, the deciding experiment: why SGNHT's BNN test error is above SGHMC's in the quick STab2.
+"""The deciding experiment: why SGNHT's BNN test error is above SGHMC's in the quick STab2.
 
 The quick STab2 (Sec. 5.2, App. G; README "Convergence of the ML runs") has SGNHT 1.2 points worse than SGHMC
 on the BNN in both seeds, with SGNHT's error growing with eta at a = 0.01 while SGHMC's falls, and the layer

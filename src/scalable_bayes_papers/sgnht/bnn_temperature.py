@@ -1,4 +1,4 @@
-"""Issue 17 item 7 follow-up: the temperature of each BNN layer under SGHMC and SGNHT (Sec. 5.2, App. F).
+"""Follow-up to the BNN-gap study: the temperature of each BNN layer under SGHMC and SGNHT (Sec. 5.2, App. F).
 
 The quick STab2 run found SGNHT's BNN test error getting worse as eta grows at a = 0.01 (and its single-sample
 error climbing to chance at a = 0.001) while SGHMC's does not. Algorithm 2's thermostat (App. F) is scalar:

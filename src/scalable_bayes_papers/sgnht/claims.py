@@ -58,14 +58,14 @@ METRIC = {"bnn": "test error (%)", "bpmf": "test RMSE", "lda": "test perplexity"
 TASK_NAMES = {"bnn": "MNIST (BNN)", "bpmf": "MovieLens ml-100k (BPMF)", "lda": "KOS/OHSUMED (LDA)"}
 FIG3_TASKS = ("bnn", "bpmf", "netflix", "lda")  # the rows of Fig. 3
 TAU_NOTE = ("tau = integrated autocorrelation time of mu + gamma, the full autocorrelation sum with Sokal's window "
-            "(evaluation.mcmc.integrated_autocorrelation_time; until issue 17 ArviZ's draws/ESS, whose Geyer truncation "
+            "(evaluation.mcmc.integrated_autocorrelation_time; until the claims review ArviZ's draws/ESS, whose Geyer truncation "
             "counts only the first positive lobe of the oscillating low-friction chains and overestimated tau up to 3x). "
             "Decisive experiment (10^6 steps x 5 seeds, N in {100, 1000} x minibatch in {10, 50}): "
             "src/scalable_bayes_papers/sgnht/README.md, 'Decisive experiment: the autocorrelation time'. Its finding at "
             "the paper's N = 100, minibatch 10: 7 of Table 1's 8 taus reproduce within 20%, not SGNHT's 22.97 at (h = 0.001, "
             "A = 1) (74.7 [64.9, 84.5], equal to SGHMC's); SGNHT's tau is never significantly below SGHMC's at equal (h, A), "
             "and the panel-4 test passes in 1 of 4 SGHMC cells (3 of 4 with minibatch 50).")
-GAMMA_NOTE = ("Gamma marginal at (h = 0.01, A = 1) (issue 17 item 6; decisive experiment in README.md, 'Decisive "
+GAMMA_NOTE = ("Gamma marginal at (h = 0.01, A = 1) (decisive experiment in README.md, 'Decisive "
               "experiment: the gamma marginal', 10^6 steps x 5 seeds): too narrow (sd 0.76x the posterior's, mu's 1.17x "
               "too wide) because Algorithm 1's scalar thermostat fixes only the mean temperature p'p/n = 1 while App. E's "
               "gradient noise is larger on mu than on gamma: xi = 4.25 = A + the mean noise, leaving mu at <p^2> = 1.40 and "
@@ -78,7 +78,7 @@ NETFLIX_NOTE = "Netflix: not reproducible here (data set not available and not r
 STAB2_NOTE = ("tested: SGNHT's mean test metric at its validation-selected (a, eta) <= SGHMC's + 1 pooled seed-to-seed "
               "sd (the two selected cells' pooled sd; where that is 0, as for a quantised test error over 2 seeds, the sd "
               "pooled over the task's whole grid). Convergence "
-              "(issue 17 item 7): BNN and LDA iterations and the traces of the single-sample test metric and the "
+              ": BNN and LDA iterations and the traces of the single-sample test metric and the "
               "thermostat in src/scalable_bayes_papers/sgnht/README.md, 'Convergence of the ML runs'. Why SGNHT is "
               "worse on the BNN, decided there ('The deciding experiment', python -m "
               "scalable_bayes_papers.sgnht.bnn_gap; its numbers are in the README): not the run length and not the "
@@ -417,7 +417,7 @@ def check_stab1(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
 
 
 def check_tau_study(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
-    """SGNHT-Fig2d-tau-study: issue 17's decisive experiment for Fig. 2 panel 4 (:func:`tables.tau_study`):
+    """SGNHT-Fig2d-tau-study: the decisive experiment for Fig. 2 panel 4 (:func:`tables.tau_study`):
     the panel-4 test (:func:`lower_tau_at_similar_accuracy`) and STab1's tau ordering in each (N, minibatch)
     setting; holds when the panel-4 test holds in every setting. ``settings`` is the ``tau_study`` block."""
     per, ok = {}, []
@@ -444,7 +444,7 @@ def check_tau_study(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
     scale = (f"{profile}: {settings['n_steps']:,} steps per chain (paper 10^6), {len(settings['seeds'])} seeds, "
              f"N in {list(settings['n_data'])} x minibatch in {list(settings['batch_sizes'])}")
     return Claim(id="SGNHT-Fig2d-tau-study", paper=PAPER, claim=CLAIMS["Fig2d"], measured=measured, holds=bool(all(ok)),
-                 scale=scale, details=per, note="issue 17's decisive experiment (table: results/sgnht/tables/TauStudy.md). " + TAU_NOTE)
+                 scale=scale, details=per, note="the decisive experiment (table: results/sgnht/tables/TauStudy.md). " + TAU_NOTE)
 
 
 # ------------------------------------------------------------------ Fig. 3, STab. 2, STab. 3 (Sec. 5.2, App. G)
@@ -541,7 +541,7 @@ def pooled_seed_sd(summary: pd.DataFrame, task: str, cells=None) -> float:
 
 def stab2_tolerance(summary: pd.DataFrame, t2: pd.DataFrame, task: str) -> tuple[float, str]:
     """STab2's tolerance for ``task``: the pooled seed-to-seed sd of the two selected cells (SGHMC's and SGNHT's;
-    the two-sample pooled sd), or, when that is 0 (both cells gave the same metric in every seed: issue 17's BNN
+    the two-sample pooled sd), or, when that is 0 (both cells gave the same metric in every seed: the BNN's
     "7.25 +- 0", a quantised test error over 2 seeds), the sd pooled over the task's whole grid. Returns
     (sd, which); sd is 0 or NaN only if no cell of the grid shows any seed-to-seed variation."""
     sel = t2[t2["task"] == task]
@@ -567,7 +567,7 @@ def paired_difference(summary: pd.DataFrame, t2: pd.DataFrame, task: str) -> dic
 
 
 def convergence(trace: pd.DataFrame, t2: pd.DataFrame, tol: dict) -> dict:
-    """Issue 17 item 7: has the selected cell's error curve flattened, and has the thermostat moved?
+    """Has the selected cell's error curve flattened, and has the thermostat moved?
 
     Per task and method, at its selected (a, eta) (``t2``), means over seeds of: ``late_change`` = the running
     averaged test metric at the last checkpoint minus at the checkpoint nearest 80% of the run (flat when

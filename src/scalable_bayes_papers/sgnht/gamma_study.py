@@ -1,4 +1,4 @@
-"""Issue 17 item 6: why SGNHT's gamma marginal is too narrow on the Normal-Gamma problem at (h = 0.01, A = 1).
+"""Why SGNHT's gamma marginal is too narrow on the Normal-Gamma problem at (h = 0.01, A = 1).
 
 SGNHT App. E (Table 1) reports SGNHT's density RMSE 0.175 at (h = 0.01, A = 1); here the gamma marginal at
 that cell has an RMSE of ~0.3 and a sample sd ~25% below the posterior's, while mu's is ~18% too wide.

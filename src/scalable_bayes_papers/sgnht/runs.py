@@ -64,7 +64,7 @@ def _density_rows(samples, edges, pdf, **labels):
 def iid_rmse_floor(dist, n_eff: float, seed, reps: int = 10) -> float:
     """Mean density RMSE (:func:`~scalable_bayes.evaluation.mcmc.density_rmse`, 100 bins over +/- 5 sd) of
     ``reps`` sets of ``round(n_eff)`` exact i.i.d. draws from the frozen scipy distribution ``dist``: the RMSE
-    an exact sampler with the chain's effective sample size would have (issue 17 item 3's noise floor).
+    an exact sampler with the chain's effective sample size would have (the noise floor).
     ``seed``: an int or a sequence of ints for :func:`numpy.random.default_rng`."""
     n = int(round(float(n_eff)))
     if not n >= 2:
@@ -117,7 +117,7 @@ def run_known_variance(seed: int, data_seed: int, grid, n_steps: int, batch_size
                        burnin: int = 10_000, n_trace: int = 2000):
     """SGHMC (B_hat = 0) and SGNHT on the known-variance Gaussian for each (h, A) in ``grid``; ``rmse_iid`` is the
     density RMSE of exact i.i.d. draws with the chain's effective sample size ``ess`` (draws / Sokal tau of mu;
-    :func:`iid_rmse_floor`), the noise floor of ``rmse`` (issue 17 item 3)."""
+    :func:`iid_rmse_floor`), the noise floor of ``rmse``."""
     x = data.gaussian_data(data_seed, n_data)
     model = toy.gaussian_known_variance(x)
     post = toy.gaussian_known_variance_posterior(x)
@@ -150,7 +150,7 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
     Sokal's window (``tau``, ``tau_se``, ``tau_window``; :func:`scalable_bayes.evaluation.mcmc.integrated_autocorrelation_time`),
     batch means as a cross-check (``tau_bm``, ``tau_bm_se``) and, for comparison only, ArviZ's draws / ESS
     (``tau_geyer``), which stops at the first negative autocorrelation pair and overestimates tau for the
-    underdamped (oscillating) chains at small A. Noise floor (issue 17 item 3): ``rmse_iid`` is the RMSE of
+    underdamped (oscillating) chains at small A. Noise floor: ``rmse_iid`` is the RMSE of
     exact i.i.d. draws with the chain's effective sample size (per marginal, ``ess_mu`` / ``ess_gamma`` = draws /
     Sokal tau of that marginal; :func:`iid_rmse_floor`), averaged like ``rmse``.
     """
@@ -195,7 +195,7 @@ def run_normal_gamma(seed: int, data_seed: int, grid, n_steps: int, batch_size: 
 
 
 def tau_study_runs(seed: int, n_data: int, batch_size: int, settings: dict) -> pd.DataFrame:
-    """One job of rule ``sgnht_tau_study_runs`` (issue 17's decisive experiment for Fig. 2 panel 4 / STab1):
+    """One job of rule ``sgnht_tau_study_runs`` (the decisive experiment for Fig. 2 panel 4 / STab1):
     the Normal-Gamma (h, A) grid for one chain seed at data size ``n_data`` and minibatch ``batch_size``;
     ``settings`` is the ``sgnht.tau_study`` block (n_steps, burnin, step_sizes, frictions) plus ``data_seed``.
     Returns the summary table of :func:`run_normal_gamma` (RMSE and the three tau estimates)."""
@@ -333,8 +333,8 @@ def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
 class TracedPredictiveAverage(mcmc.PredictiveAverage):
     """:class:`~scalable_bayes.evaluation.mcmc.PredictiveAverage` that also logs, at every checkpoint from the
     first on (burn-in included), the test metric of the current sample alone and the thermostat (alpha of
-    Algorithm 2, App. F; SGHMC's is the constant a) and kinetic energy u'u / (2 n eta): the traces issue 17
-    item 7 asks for, to see whether the error curve has flattened and the thermostat moved. ``single`` collects
+    Algorithm 2, App. F; SGHMC's is the constant a) and kinetic energy u'u / (2 n eta): the traces that show
+    whether the error curve has flattened and the thermostat moved, to see whether the error curve has flattened and the thermostat moved. ``single`` collects
     ``(step, single-sample validation metric, single-sample test metric, alpha, kinetic energy)``."""
 
     def __init__(self, burnin: int, predict, score, eta: float):

@@ -1,7 +1,7 @@
 """Tables of the SGNHT paper (Ding et al. 2014): run tables in, table out, the paper's values beside.
 
 * :func:`stab1` -- App. E, Table 1: (density RMSE, autocorrelation time) per method x (h, A).
-* :func:`tau_study` -- the same over (N, minibatch) at the paper's 10^6 steps (issue 17's decisive experiment).
+* :func:`tau_study` -- the same over (N, minibatch) at the paper's 10^6 steps (the decisive experiment).
 * :func:`stab2` -- App. G, Table 2: test metric at the validation-selected (a, eta) per task and method.
 * :func:`stab3` -- App. G, Table 3: the selected (a, eta) per task and method.
 
@@ -21,7 +21,7 @@ def tau_summary(g: pd.DataFrame) -> pd.Series:
     """tau over the seeds of one cell: mean, between-seed sd, pooled within-chain se, a 95% interval, and the
     cross-check estimates. With >= 3 seeds the interval is the t-interval over seeds (mean +/- t sd / sqrt(k));
     with fewer it is mean +/- 1.96 x the pooled within-chain se (sqrt(mean se^2 / k)), which is all 1-2 seeds
-    can say. ``tau_geyer`` is ArviZ's draws / ESS (the estimate used before issue 17), for comparison."""
+    can say. ``tau_geyer`` is ArviZ's draws / ESS (the estimate used before the claims review), for comparison."""
     div = g["diverged"].fillna(False).astype(bool) if "diverged" in g else pd.Series(False, index=g.index)
     n_div = int(div.sum())
     g = g[~div]  # a diverged chain has no tau
@@ -44,7 +44,7 @@ def tau_summary(g: pd.DataFrame) -> pd.Series:
 def _tau_table(ng_summary: pd.DataFrame, keys) -> pd.DataFrame:
     # rmse over the chains that did not diverge (NaN if every chain of the cell diverged; n_diverged says so)
     agg = dict(rmse=("rmse", "mean"), rmse_sd=("rmse", "std"))
-    if "rmse_iid" in ng_summary:  # noise floor: RMSE of exact i.i.d. draws with the chain's ESS (issue 17 item 3)
+    if "rmse_iid" in ng_summary:  # noise floor: RMSE of exact i.i.d. draws with the chain's ESS
         agg.update(rmse_iid=("rmse_iid", "mean"), rmse_mu=("rmse_mu", "mean"), rmse_mu_iid=("rmse_mu_iid", "mean"),
                    rmse_gamma=("rmse_gamma", "mean"), rmse_gamma_iid=("rmse_gamma_iid", "mean"))
     rm = ng_summary.groupby(keys).agg(**agg).reset_index()
@@ -62,7 +62,7 @@ def stab1(ng_summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def tau_study(summary: pd.DataFrame) -> pd.DataFrame:
-    """The decisive experiment of issue 17: STab1's (RMSE, tau) per (N, minibatch) x method x (h, A)."""
+    """The decisive experiment for STab1: its's (RMSE, tau) per (N, minibatch) x method x (h, A)."""
     return _tau_table(summary, ["n_data", "batch_size", "method", "h", "A"])
 
 

@@ -25,10 +25,10 @@ PAPER_SETTINGS = {
 
 FIG3_NOTE = ("Bregman uses the closed forms psi~_1 / psi~'_2; tied M-steps maximise the tied likelihood "
              "(weighted mean resultant length) rather than averaging kappa as the authors' code does.")
-# The decisive experiment behind a failure confined to the low-dimensional cases (README.md, "Issue 17")
+# The decisive experiment behind a failure confined to the low-dimensional cases (README.md, "What VMF-Fig3 can fail on")
 FIG3_LOWDIM_FINDING = (
     "Decisive experiment (python -m scalable_bayes_papers.vmf.study --dims 3 10; its measured numbers are in "
-    "vmf/README.md 'Issue 17'): the mean path with the exact Psi instead of the closed forms agrees with movMF "
+    "vmf/README.md 'What VMF-Fig3 can fail on'): the mean path with the exact Psi instead of the closed forms agrees with movMF "
     "in the low-dimensional cells, Banerjee's cruder Psi disagrees in more of them; so the low-dimensional "
     "failures are the closed forms' own error at D = 3, not EM noise. At D = 10 and on the paper's corpora "
     "(D >= 2,457) the closed forms pass every cell.")
@@ -325,7 +325,7 @@ def _fig3_note(fields):
         return (f"{blind_txt}{'Holds' if not blind else 'Within tolerance'} on the paper's corpora; over tolerance only in {', '.join(d['failing_datasets'])} (ours, "
                 f"outside the verdict). {FIG3_LOWDIM_FINDING} {note}")
     return (f"{blind_txt}Fails on the paper's corpora ({', '.join(ds for ds in d['failing_datasets'] if '_svd' not in ds)}): "
-            f"not covered by the low-dimensional study; see vmf/README.md 'Issue 17'. {note}")
+            f"not covered by the low-dimensional study; see vmf/README.md 'What VMF-Fig3 can fail on'. {note}")
 
 
 def check_fig3(df: pd.DataFrame, settings: dict, profile: str) -> Claim:

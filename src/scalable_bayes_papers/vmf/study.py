@@ -1,4 +1,4 @@
-"""One-off study for VMF-Fig3 (issue 17): is the Bregman-vs-movMF disagreement in low dimension caused by the
+"""One-off study for VMF-Fig3: is the Bregman-vs-movMF disagreement in low dimension caused by the
 closed forms' error? The mean path is run with the paper's closed forms (psi~_1, psi~'_2) and, as controls,
 with the exact Psi (root finding + log-Bessel: the same model as movMF, so any disagreement left is EM
 path noise from the two root finders) and with Banerjee's approximation (larger error). Prints one JSON
@@ -7,7 +7,7 @@ line per (data set, Psi) with the worst cell and the number of cells over the VM
     .venv/bin/python -m scalable_bayes_papers.vmf.study --corpus data/processed/classic3 --dims 3 10 \
         --seeds 0 1 --max-iter 30
 
-Results and the reading of them: README.md beside this file ("Issue 17").
+Results and the reading of them: README.md beside this file ("What VMF-Fig3 can fail on").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17 items 3, 6, 7 (SGNHT): the i.i.d. noise floor of the density RMSE, the gamma-marginal study
+"""SGNHT: the i.i.d. noise floor of the density RMSE, the gamma-marginal study
 (per-coordinate temperatures of Algorithm 1 vs the matrix thermostat of Sec. 4) and STab2's pooled sd."""
 
 import numpy as np
@@ -73,7 +73,7 @@ def _ml_summary(bnn_metric):
 
 
 def test_stab2_tolerance_is_pooled_over_the_grid_not_one_cells_zero_sd():
-    # each method's selected cell has the same error in both seeds (sd 0, the "7.25 +- 0" of issue 17)
+    # each method's selected cell has the same error in both seeds (sd 0, the "7.25 +- 0" of an earlier run)
     s = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [7.45, 7.45],
                      ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
     sd = claims.pooled_seed_sd(s, "bnn")
