@@ -15,29 +15,11 @@ import json
 import sys
 from pathlib import Path
 
-from dag_jobs import REPO  # noqa: F401  (same repository root as the other DAG helper)
-from snakemake.api import SnakemakeApi
-from snakemake.settings.types import (
-    ConfigSettings,
-    DAGSettings,
-    DeploymentSettings,
-    OutputSettings,
-    ResourceSettings,
-    StorageSettings,
-    WorkflowSettings,
-)
+from dag_jobs import built_dag
 
 
 def dump(workdir: Path, configfiles: list[Path]):
-    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-        wf = api.workflow(resource_settings=ResourceSettings(cores=2),
-                          config_settings=ConfigSettings(configfiles=configfiles),
-                          storage_settings=StorageSettings(), workflow_settings=WorkflowSettings(),
-                          deployment_settings=DeploymentSettings(), snakefile=REPO / "Snakefile", workdir=workdir)
-        dag_api = wf.dag(DAGSettings(forceall=True))
-        w = dag_api.workflow_api._workflow
-        w._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
-        w._build_dag()
+    with built_dag(workdir, configfiles) as w:
         yield {"config": w.globals["config"]}
         for j in w.dag.jobs:
             yield {"rule": j.rule.name, "output": sorted(str(o) for o in j.output),

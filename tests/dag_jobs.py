@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from snakemake.api import SnakemakeApi
@@ -28,7 +29,10 @@ from snakemake.settings.types import (
 REPO = Path(__file__).resolve().parents[1]
 
 
-def jobs(workdir: Path, configfiles: list[Path], snakefile: Path = REPO / "Snakefile") -> list[dict]:
+@contextmanager
+def built_dag(workdir: Path, configfiles: list[Path], snakefile: Path = REPO / "Snakefile"):
+    """The Snakemake workflow of ``snakefile`` with its DAG built for ``configfiles``, every job forced (as a
+    dry run sees it); nothing runs. Yields the workflow (``.dag.jobs``, ``.globals["config"]``)."""
     with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
         wf = api.workflow(resource_settings=ResourceSettings(cores=2),
                           config_settings=ConfigSettings(configfiles=configfiles),
@@ -38,6 +42,11 @@ def jobs(workdir: Path, configfiles: list[Path], snakefile: Path = REPO / "Snake
         w = dag_api.workflow_api._workflow
         w._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
         w._build_dag()
+        yield w
+
+
+def jobs(workdir: Path, configfiles: list[Path], snakefile: Path = REPO / "Snakefile") -> list[dict]:
+    with built_dag(workdir, configfiles, snakefile) as w:
         return [{"rule": j.rule.name, "output": sorted(str(o) for o in j.output),
                  "directories": sorted(str(o) for o in j.output if is_flagged(o, "directory")),
                  "input": sorted(str(i) for i in j.input),
