@@ -11,38 +11,13 @@ from __future__ import annotations
 
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
-from snakemake.api import SnakemakeApi
 from snakemake.io import is_flagged
-from snakemake.settings.types import (
-    ConfigSettings,
-    DAGSettings,
-    DeploymentSettings,
-    OutputSettings,
-    ResourceSettings,
-    StorageSettings,
-    WorkflowSettings,
-)
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@contextmanager
-def built_dag(workdir: Path, configfiles: list[Path], snakefile: Path = REPO / "Snakefile"):
-    """The Snakemake workflow of ``snakefile`` with its DAG built for ``configfiles``, every job forced (as a
-    dry run sees it); nothing runs. Yields the workflow (``.dag.jobs``, ``.globals["config"]``)."""
-    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-        wf = api.workflow(resource_settings=ResourceSettings(cores=2),
-                          config_settings=ConfigSettings(configfiles=configfiles),
-                          storage_settings=StorageSettings(), workflow_settings=WorkflowSettings(),
-                          deployment_settings=DeploymentSettings(), snakefile=snakefile, workdir=workdir)
-        dag_api = wf.dag(DAGSettings(forceall=True))
-        w = dag_api.workflow_api._workflow
-        w._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
-        w._build_dag()
-        yield w
+sys.path.insert(0, str(REPO / "tools"))
+from pipeline_dag import built_dag  # noqa: E402  (tools/pipeline_dag.py: one copy of the Snakemake API set-up)
 
 
 def jobs(workdir: Path, configfiles: list[Path], snakefile: Path = REPO / "Snakefile") -> list[dict]:

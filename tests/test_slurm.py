@@ -123,7 +123,7 @@ def test_every_job_fits_a_small_node(configfile, tmp_path):
     out = _run([sys.executable, str(CHECK), "--configfile", str(REPO / "config" / configfile), "--workdir",
                 str(tmp_path), "--cpus", "2", "--mem-mb", "8000", "--max-nodes", "1"], timeout=300)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert re.search(r"^ok +esca_throughput_mpi_runs: --ntasks=2 --cpus-per-task=1 ", out.stdout, re.M), out.stdout
+    assert re.search(r"^ok +esca_throughput_mpi_runs \(\d+ jobs?\): --ntasks=2 --cpus-per-task=1 ", out.stdout, re.M), out.stdout
 
 
 def test_check_requests_refuses_the_old_mpi_request():

@@ -5,12 +5,15 @@
 
 Builds the DAG of every job (as `snakemake -n --forceall` would see it) with the slurm profile's
 default-resources and set-resources, asks snakemake-executor-plugin-slurm for the sbatch command of
-each job, and compares the CPUs and memory it requests with the largest node: from `scontrol show node`
-when no --cpus / --mem-mb are given. Each job is placed as Slurm would place it: tasks of
+each job, and compares the CPUs and memory it requests with the largest node (from `scontrol show node`
+when no --cpus / --mem-mb are given), and the job's predicted cost (its rule's cost model,
+workflow/rules/common.smk "What a job costs") with its own request. Each job is placed as Slurm would place it: tasks of
 --cpus-per-task CPUs, MPI tasks spread over at most --max-nodes nodes (default: the partition's node
-count), --mem per node. Prints one line per request and exits 1, naming the rules, if any request can
-never be satisfied; such a job would otherwise wait in the queue forever on a cluster whose partitions
-do not refuse it at submission (EnforcePartLimits=NO, the Slurm default).
+count), --mem per node. Prints one line per distinct request with the largest predicted wall time and
+peak memory of its jobs, and exits 1, naming the jobs, if any request can never be satisfied (such a
+job would otherwise wait in the queue forever on a cluster whose partitions do not refuse it at
+submission: EnforcePartLimits=NO, the Slurm default), or if a job's predicted peak memory or wall time
+exceeds its own request or its predicted memory the largest node (Slurm would kill it).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tools"))
+from pipeline_dag import built_dag  # noqa: E402
+
 PROFILE = REPO / "workflow" / "profiles" / "slurm" / "config.yaml"
 
 
@@ -38,37 +44,24 @@ def _profile_resources(profile: Path):
 
 
 def sbatch_requests(configfiles: list[Path], workdir: Path, profile: Path = PROFILE) -> list[dict]:
-    """One row per job: rule, wildcards and the sbatch command the slurm plugin would submit."""
-    from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import (
-        ConfigSettings,
-        DAGSettings,
-        DeploymentSettings,
-        OutputSettings,
-        ResourceSettings,
-        StorageSettings,
-        WorkflowSettings,
-    )
+    """One row per job: rule, wildcards, the sbatch command the slurm plugin would submit, and the job's
+    predicted cost (its resources cost_cpu_s and cost_mem_mb, from the rule's cost model; None when the
+    rule has none) and its threads."""
     from snakemake_executor_plugin_slurm.submit_string import get_submit_command
 
     default, overwrite = _profile_resources(profile)
     rows = []
-    with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-        wf = api.workflow(
-            resource_settings=ResourceSettings(cores=10**6, nodes=10**6, default_resources=default,
-                                               overwrite_resources=overwrite),
-            config_settings=ConfigSettings(configfiles=configfiles), storage_settings=StorageSettings(),
-            workflow_settings=WorkflowSettings(), deployment_settings=DeploymentSettings(),
-            snakefile=REPO / "Snakefile", workdir=workdir)
-        dag_api = wf.dag(DAGSettings(forceall=True))
-        w = dag_api.workflow_api._workflow
-        w._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
-        w._build_dag()
+    with built_dag(workdir, configfiles, cores=10**6, default_resources=default, overwrite_resources=overwrite) as w:
         for job in w.dag.jobs:
+            if job.rule.norun:  # target rules (all, one paper's): nothing runs, nothing is submitted
+                continue
             params = {"run_uuid": "check", "slurm_logfile": "check.log", "comment_str": f"rule_{job.rule.name}",
                       "account": "", "partition": "", "workdir": str(workdir)}
+            res = job.resources
             rows.append({"rule": job.rule.name, "wildcards": dict(job.wildcards_dict),
-                         "sbatch": get_submit_command(job, params)})
+                         "sbatch": get_submit_command(job, params), "threads": job.threads,
+                         "cost_cpu_s": res.get("cost_cpu_s"), "cost_mem_mb": res.get("cost_mem_mb"),
+                         "runtime": res.get("runtime")})
     return rows
 
 
@@ -149,25 +142,51 @@ def main(argv=None) -> int:
     if a.cpus < 1 or a.mem_mb < 1 or a.max_nodes < 1:
         p.error("--cpus, --mem-mb and --max-nodes must be positive")
     rows = sbatch_requests([f.resolve() for f in a.configfile], a.workdir.resolve(), a.profile)
-    seen, bad = set(), []
+    groups, bad = {}, []
     for r in rows:
         req = parse_request(r["sbatch"])
-        key = (r["rule"], tuple(sorted(req.items())))
-        if key in seen:
-            continue
-        seen.add(key)
-        why = fits(req, a.cpus, a.mem_mb, a.max_nodes)
-        print(f"{'NEVER' if why else 'ok':5} {r['rule']}: --ntasks={req['ntasks']} --cpus-per-task={req['cpus_per_task']} "
-              f"--mem={req['mem_mb'] or '-'} --mem-per-cpu={req['mem_mb_per_cpu'] or '-'}" + (f"  ({why})" if why else ""))
-        if why:
+        problems = [p for p in (fits(req, a.cpus, a.mem_mb, a.max_nodes), *prediction_problems(r, req, a.mem_mb)) if p]
+        for why in problems:
             bad.append(f"{r['rule']} {r['wildcards']}: {why}")
-    print(f"{len(rows)} jobs, {len(seen)} distinct requests; nodes of {a.cpus} CPUs and {a.mem_mb} MB, "
+        key = (r["rule"], tuple(sorted(req.items())), r["runtime"])
+        g = groups.setdefault(key, {"req": req, "runtime": r["runtime"], "n": 0, "cpu": None, "mem": None, "why": []})
+        g["n"] += 1
+        g["why"] += [w for w in problems if w not in g["why"]]
+        if r["cost_cpu_s"] is not None:
+            g["cpu"] = max(g["cpu"] or 0, r["cost_cpu_s"] / max(1, r["threads"]))
+            g["mem"] = max(g["mem"] or 0, r["cost_mem_mb"])
+    for (rule, _, _), g in sorted(groups.items(), key=lambda kv: kv[0][0]):
+        req = g["req"]
+        pred = (f"predicted <= {g['cpu'] / 60:.1f} min, {g['mem']:.0f} MB" if g["cpu"] is not None
+                else "no cost model")
+        print(f"{'NEVER' if g['why'] else 'ok':5} {rule} ({g['n']} job{'s' if g['n'] > 1 else ''}): "
+              f"--ntasks={req['ntasks']} --cpus-per-task={req['cpus_per_task']} --mem={req['mem_mb'] or '-'} "
+              f"--mem-per-cpu={req['mem_mb_per_cpu'] or '-'} --time={g['runtime']}; {pred}"
+              + (f"  ({'; '.join(g['why'])})" if g["why"] else ""))
+    print(f"{len(rows)} jobs, {len(groups)} distinct requests; nodes of {a.cpus} CPUs and {a.mem_mb} MB, "
           f"at most {a.max_nodes} per job")
     if bad:
-        print("check_requests: error: Slurm would never start these jobs (they would pend forever):\n  "
-              + "\n  ".join(bad), file=sys.stderr)
+        print("check_requests: error: these jobs would never start (they would pend forever) or would be killed "
+              "by their own request:\n  " + "\n  ".join(bad), file=sys.stderr)
         return 1
     return 0
+
+
+def prediction_problems(row: dict, req: dict, node_mem_mb: int) -> list[str]:
+    """Where a job's predicted cost (its rule's cost model) exceeds its own request or the largest node:
+    peak memory above --mem (per node) or the node's memory, wall time (CPU time / threads) above --time."""
+    if row.get("cost_cpu_s") is None:
+        return []
+    out = []
+    mem_req = req["mem_mb"] or req["mem_mb_per_cpu"] * req["cpus_per_task"] * req["ntasks"]
+    if mem_req and row["cost_mem_mb"] > mem_req:
+        out.append(f"predicted peak {row['cost_mem_mb']} MB > its request --mem={mem_req}")
+    if row["cost_mem_mb"] > node_mem_mb:
+        out.append(f"predicted peak {row['cost_mem_mb']} MB > {node_mem_mb} MB per node")
+    wall_min = row["cost_cpu_s"] / max(1, row["threads"]) / 60
+    if row["runtime"] is not None and wall_min > float(row["runtime"]):
+        out.append(f"predicted {wall_min:.0f} min > its request --time={row['runtime']}")
+    return out
 
 
 if __name__ == "__main__":

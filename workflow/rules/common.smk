@@ -94,3 +94,77 @@ def code_inputs(script):
 # Conda environment of every rule for `--use-conda` users (envs/pipeline.post-deploy.sh installs
 # the scalable_bayes library into it).
 CONDA_ENV = "../../envs/pipeline.yaml"
+
+
+# ---- What a job costs, and what it asks a cluster for -------------------------------------------
+# Every compute rule has a cost model: a function of the job's wildcards (through its settings) that
+# predicts the job's CPU time and peak resident memory. Its sbatch requests (mem_mb, runtime) follow
+# from the prediction with the margins below, and the prediction itself travels with the job as the
+# resources cost_cpu_s and cost_mem_mb, which nothing schedules on: tools/estimate.py sums them into
+# the cost of a config and tools/slurm/check_requests.py compares them with the requests and the nodes.
+# Calibration: the models are fitted to the benchmark files (benchmarks/<paper>/<rule>/...tsv, the
+# cpu_time and max_rss columns) of measured runs; each model says which runs, and how it scales.
+
+
+class Cost:
+    """Predicted cost of one job: ``cpu_s`` CPU seconds (on one core of the reference machine: the
+    project's 2-core x86-64 development machine, where the models were calibrated), ``mem_mb`` peak
+    resident memory (MB), ``threads`` cores the job keeps busy (its wall time is ``cpu_s / threads``)."""
+
+    __slots__ = ("cpu_s", "mem_mb", "threads")
+
+    def __init__(self, cpu_s, mem_mb, threads=1):
+        self.cpu_s, self.mem_mb, self.threads = float(cpu_s), float(mem_mb), int(threads)
+
+    def __repr__(self):
+        return f"Cost(cpu_s={self.cpu_s:.0f}, mem_mb={self.mem_mb:.0f}, threads={self.threads})"
+
+
+# Python, numpy, pandas, numba and the library loaded: the resident floor of every job (measured
+# 170-300 MB for the lightest jobs); the Numba compilation of a sampler's kernels on a cold cache
+# takes 5-40 s of CPU (the first job of each kind in a fresh clone; later ones load it from the cache):
+# 10 s is counted per job, and the 5 minutes every request adds cover a cold cache.
+BASE_MEM_MB = 350
+COMPILE_CPU_S = 10
+# Requests from predictions. Memory: 1.3 x the prediction + 300 MB (the models are fitted to the
+# largest measured peak, within ~15% of it), in steps of 100 MB. Time: 2 x the predicted wall time
+# (a cluster core can be slower than the reference machine's) + 5 minutes of start-up, doubled on each
+# retry (the profile retries once: a job that ran out of time on a slow or loaded node asks for more).
+MEM_MARGIN, MEM_SLACK_MB = 1.3, 300
+TIME_MARGIN, TIME_SLACK_MIN = 2.0, 5
+
+
+def request_mem_mb(cost):
+    return int(-(-(MEM_MARGIN * cost.mem_mb + MEM_SLACK_MB) // 100) * 100)
+
+
+def request_runtime(cost, attempt=1):
+    return int(TIME_SLACK_MIN + -(-TIME_MARGIN * cost.cpu_s / max(1, cost.threads) // 60)) * int(attempt)
+
+
+def cost_resources(model, runtime=None):
+    """Resources of a rule whose jobs cost ``model(wildcards) -> Cost``: ``mem_mb`` and ``runtime`` (the
+    sbatch --mem and --time) from the prediction, and the prediction itself (``cost_cpu_s``,
+    ``cost_mem_mb``) for the estimate and the request check. Use as ``resources: **cost_resources(f)``;
+    the rule's ``threads`` should be ``model(...).threads``. ``runtime`` (minutes) replaces the request
+    of a job whose wall time is not its CPU time (a download)."""
+    return {
+        "mem_mb": lambda wildcards: request_mem_mb(model(wildcards)),
+        "runtime": (lambda wildcards, attempt: request_runtime(model(wildcards), attempt)) if runtime is None
+        else runtime,
+        "cost_cpu_s": lambda wildcards: int(round(model(wildcards).cpu_s)),
+        "cost_mem_mb": lambda wildcards: int(round(model(wildcards).mem_mb)),
+    }
+
+
+def fixed_cost(cpu_s, mem_mb, threads=1):
+    """Model of a rule whose jobs cost the same whatever their settings (figures, tables, small data)."""
+    cost = Cost(cpu_s, mem_mb, threads)
+    return lambda wildcards: cost
+
+
+def light_resources(mem_mb, runtime=10):
+    """Resources of a figure, table or claims job: not modelled (each takes seconds, together a few per cent
+    of a run); ``mem_mb`` is set by hand from the data the job reads, and the estimate counts it as 30 s of
+    CPU and half its memory request."""
+    return {"mem_mb": mem_mb, "runtime": runtime, "cost_cpu_s": 30, "cost_mem_mb": mem_mb // 2}

@@ -26,8 +26,7 @@ rule fetch_source:
         "benchmarks/data/fetch_source/{source}.tsv"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=60,
+        **cost_resources(fixed_cost(20, 300), runtime=60),
     message:
         "fetching and verifying raw data set {wildcards.source}"
     script:
@@ -47,8 +46,7 @@ rule news20_messages:
     benchmark:
         "benchmarks/data/news20_messages.tsv"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **cost_resources(fixed_cost(10, 450)),
     script:
         "../scripts/build_interim.py"
 
@@ -72,8 +70,7 @@ rule wikipedia_counts:
     benchmark:
         "benchmarks/data/wikipedia_counts.tsv"
     resources:
-        mem_mb=6000,
-        runtime=30,
+        **cost_resources(wikipedia_counts_cost),
     script:
         "../scripts/build_interim.py"
 
@@ -100,8 +97,7 @@ rule build_corpus_tfidf:
         "benchmarks/data/build_corpus/{corpus}.tsv"
     threads: 1
     resources:
-        mem_mb=6000,
-        runtime=30,
+        **cost_resources(build_corpus_cost),
     message:
         "building corpus {wildcards.corpus} (bag of words + tf-idf)"
     script:
@@ -129,8 +125,7 @@ rule build_corpus_counts:
         "benchmarks/data/build_corpus/{corpus}.tsv"
     threads: 1
     resources:
-        mem_mb=6000,
-        runtime=30,
+        **cost_resources(build_corpus_cost),
     message:
         "building corpus {wildcards.corpus} (bag of words)"
     script:
@@ -148,8 +143,7 @@ rule build_movielens:
     log:
         "logs/data/build_movielens.log",
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **cost_resources(fixed_cost(10, 400)),
     script:
         "../scripts/build_nontext.py"
 
@@ -165,8 +159,7 @@ rule build_mnist:
     log:
         "logs/data/build_mnist.log",
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **cost_resources(fixed_cost(10, 500)),
     script:
         "../scripts/build_nontext.py"
 
@@ -190,7 +183,6 @@ rule dataset_table:
     log:
         "logs/data/dataset_table.log",
     resources:
-        mem_mb=4000,
-        runtime=10,
+        **light_resources(4000, 10),
     script:
         "../scripts/dataset_table.py"

@@ -44,8 +44,7 @@ rule esca_lda_runs:
         "benchmarks/esca/lda_runs/{esca_exp}/{esca_train}~{esca_test}/{esca_method}~K{esca_K}~beta{esca_beta}~t{esca_threads}~seed{esca_seed}.tsv"
     threads: esca_lda_run_threads
     resources:
-        mem_mb=esca_lda_run_mem_mb,  # estimated from the job's settings (functions/esca.smk): CVB0's nnz x K
-        runtime=esca_lda_run_runtime,
+        **cost_resources(esca_lda_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -75,8 +74,7 @@ rule esca_throughput_mpi_runs:
         "benchmarks/esca/throughput_mpi_runs/{esca_train}~R{esca_ranks}.tsv"
     threads: esca_throughput_mpi_ranks
     resources:
-        mem_mb=4000,
-        runtime=60,
+        **cost_resources(esca_throughput_mpi_cost),
         tasks=esca_throughput_mpi_ranks,
         cpus_per_task=1,
         mpi=ESCA_MPIEXEC,
@@ -102,8 +100,7 @@ rule esca_fig3_runs:
         "benchmarks/esca/fig3_runs/seed{esca_seed}.tsv"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=30,
+        **cost_resources(esca_fig3_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -126,8 +123,7 @@ rule esca_tabu3_runs:
         "benchmarks/esca/tabu3_runs/{esca_corpus}.tsv"
     threads: ESCA["topics"]["run"]["threads"]
     resources:
-        mem_mb=4000,
-        runtime=30,
+        **cost_resources(esca_tabu3_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -151,8 +147,7 @@ rule esca_fig2:
         "logs/esca/figure/Fig2.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -176,8 +171,7 @@ rule esca_fig3:
         "logs/esca/figure/Fig3.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -201,8 +195,7 @@ rule esca_fig5:
         "logs/esca/figure/Fig5.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -226,8 +219,7 @@ rule esca_fig6:
         "logs/esca/figure/Fig6.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -251,8 +243,7 @@ rule esca_throughput:
         "logs/esca/table/Throughput.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -273,8 +264,7 @@ rule esca_tabu1:
         "logs/esca/table/TabU1.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     conda:
         CONDA_ENV
     script:
@@ -297,8 +287,7 @@ rule esca_tabu2:
         "logs/esca/table/TabU2.log",
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=5,
+        **light_resources(2000, 5),
     conda:
         CONDA_ENV
     script:
@@ -321,8 +310,7 @@ rule esca_tabu3:
         "logs/esca/table/TabU3.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     conda:
         CONDA_ENV
     script:
@@ -347,8 +335,7 @@ rule esca_fig1:
         "logs/esca/static/Fig1.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     conda:
         CONDA_ENV
     script:
@@ -370,8 +357,7 @@ rule esca_fig4:
         "logs/esca/static/Fig4.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     conda:
         CONDA_ENV
     script:
@@ -395,8 +381,7 @@ rule esca_tab1_tab2:
         "logs/esca/static/{esca_static_tab}.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     conda:
         CONDA_ENV
     script:

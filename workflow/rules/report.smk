@@ -14,7 +14,6 @@ rule claims:
     log:
         "logs/report/claims.log",
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     script:
         "../scripts/collect_claims.py"

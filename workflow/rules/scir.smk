@@ -27,8 +27,7 @@ rule scir_simplex_tune:
         "benchmarks/scir/scir_simplex_tune/{target}.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **cost_resources(scir_simplex_tune_cost),
     conda:
         CONDA_ENV
     script:
@@ -54,8 +53,7 @@ rule scir_simplex_runs:
         "benchmarks/scir/scir_simplex_runs/{target}_seed{seed}.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **cost_resources(scir_simplex_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -77,8 +75,7 @@ rule scir_fig1:
     log:
         "logs/scir/scir_fig1.log",
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     conda:
         CONDA_ENV
     script:
@@ -100,8 +97,7 @@ rule scir_fig2:
     log:
         "logs/scir/scir_fig2.log",
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     conda:
         CONDA_ENV
     script:
@@ -127,8 +123,7 @@ rule scir_runs:
         "benchmarks/scir/scir_runs/{exp}_{method}_seed{seed}.tsv"
     threads: lambda wc: SCIR[wc.exp].get("threads", 1)
     resources:
-        mem_mb=3000,
-        runtime=60,
+        **cost_resources(scir_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -152,8 +147,7 @@ rule scir_trace_figure:
     log:
         "logs/scir/scir_trace_figure/{item}.log",
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     conda:
         CONDA_ENV
     script:

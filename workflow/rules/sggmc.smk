@@ -36,8 +36,7 @@ rule sggmc_fig3_runs:
         "benchmarks/sggmc/fig3_runs/{method}~seed{sggmc_seed}.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **cost_resources(sggmc_fig3_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -60,8 +59,7 @@ rule sggmc_fig4_runs:
         "benchmarks/sggmc/fig4_runs/{method}~seed{sggmc_seed}.tsv"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=20,
+        **cost_resources(sggmc_fig4_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -80,8 +78,7 @@ rule sggmc_fig4_truth:
         "logs/sggmc/fig4_truth.log",
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=5,
+        **cost_resources(fixed_cost(30, 500)),
     conda:
         CONDA_ENV
     script:
@@ -104,8 +101,7 @@ rule sggmc_fig3:
         "logs/sggmc/figure/Fig3.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     conda:
         CONDA_ENV
     script:
@@ -129,8 +125,7 @@ rule sggmc_fig4:
         "logs/sggmc/figure/Fig4.log",
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=5,
+        **light_resources(2000, 5),
     conda:
         CONDA_ENV
     script:
@@ -156,14 +151,7 @@ rule sggmc_fig5_runs:
         "benchmarks/sggmc/fig5_runs/{corpus}~{method}~seed{sggmc_seed}.tsv"
     threads: 1
     resources:
-        mem_mb=3000,
-        # the budget is CPU time; the test evaluations (off the clock) and the final importance-sampling score
-        # come on top. Measured (2026-11-27, synthetic corpora of the paper's sizes, one core): one evaluation with a
-        # full 50-sample buffer and 100 prior draws takes 2.0 s CPU on all 1,107 20News-different test documents
-        # (K 20) and 9.5 s on 1,000 Wikipedia ones (K 50); the final score (400 draws x 20 samples) 50 s / 144 s.
-        # Full-batch 20News iterations take ~0.15 s, so evaluating every 5 of them in a 600 s budget adds up to
-        # ~800 s: budget x ~2.5 on an idle core. Hence 10 min + 4 x the budget (paper: 50 min, quick: 11).
-        runtime=lambda wc: 10 + int(4 * SGGMC["fig5"]["max_time"] / 60),
+        **cost_resources(sggmc_fig5_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -186,8 +174,7 @@ rule sggmc_fig5:
         "logs/sggmc/figure/Fig5.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     conda:
         CONDA_ENV
     script:
@@ -215,8 +202,7 @@ rule sggmc_static_figure:
         "logs/sggmc/static/{sggmc_static}.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     conda:
         CONDA_ENV
     script:
@@ -237,8 +223,7 @@ rule sggmc_tab1:
         "logs/sggmc/static/Tab1.log",
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=5,
+        **light_resources(500, 5),
     conda:
         CONDA_ENV
     script:

@@ -30,8 +30,7 @@ rule sgnht_synthetic_runs:
         "benchmarks/sgnht/sgnht_synthetic_runs/{experiment}_seed{seed}.tsv"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=60,
+        **cost_resources(sgnht_synthetic_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -55,8 +54,7 @@ rule sgnht_fig1:
     log:
         "logs/sgnht/sgnht_fig1.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **light_resources(2000, 10),
     conda:
         CONDA_ENV
     script:
@@ -79,8 +77,7 @@ rule sgnht_sfig4:
     log:
         "logs/sgnht/sgnht_sfig4.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **light_resources(2000, 10),
     conda:
         CONDA_ENV
     script:
@@ -105,8 +102,7 @@ rule sgnht_fig2:
     log:
         "logs/sgnht/sgnht_fig2.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **light_resources(2000, 10),
     conda:
         CONDA_ENV
     script:
@@ -129,8 +125,7 @@ rule sgnht_sfig5:
     log:
         "logs/sgnht/sgnht_sfig5.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **light_resources(2000, 10),
     conda:
         CONDA_ENV
     script:
@@ -153,8 +148,7 @@ rule sgnht_sfig6:
     log:
         "logs/sgnht/sgnht_sfig6.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **light_resources(2000, 10),
     conda:
         CONDA_ENV
     script:
@@ -176,8 +170,7 @@ rule sgnht_stab1:
     log:
         "logs/sgnht/sgnht_stab1.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -204,8 +197,7 @@ rule sgnht_tau_study_runs:
         "benchmarks/sgnht/sgnht_tau_study_runs/N{n_data}_b{batch_size}_seed{seed}.tsv"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=60,
+        **cost_resources(sgnht_tau_study_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -226,8 +218,7 @@ rule sgnht_tau_study:
     log:
         "logs/sgnht/sgnht_tau_study.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -252,8 +243,7 @@ rule sgnht_ml_runs:
         "benchmarks/sgnht/sgnht_ml_runs/{task}_seed{seed}.tsv"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=240,
+        **cost_resources(sgnht_ml_runs_cost),
     conda:
         CONDA_ENV
     script:
@@ -275,8 +265,7 @@ rule sgnht_fig3:
     log:
         "logs/sgnht/sgnht_fig3.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        **light_resources(2000, 10),
     conda:
         CONDA_ENV
     script:
@@ -299,8 +288,7 @@ rule sgnht_stab2:
     log:
         "logs/sgnht/sgnht_stab2.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:
@@ -322,8 +310,7 @@ rule sgnht_stab3:
     log:
         "logs/sgnht/sgnht_stab3.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        **light_resources(1000, 10),
     conda:
         CONDA_ENV
     script:

@@ -29,8 +29,7 @@ rule vmf_curve_runs:
         "benchmarks/vmf/vmf_curve_runs/{fig}.tsv"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=30,
+        **cost_resources(vmf_curve_runs_cost),
     script:
         "../scripts/vmf_curve_runs.py"
 
@@ -54,8 +53,7 @@ rule vmf_curve_figure:
         "logs/vmf/vmf_curve_figure/{fig}.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     script:
         "../scripts/vmf_curve_figure.py"
 
@@ -80,8 +78,7 @@ rule vmf_fig3_runs:
         "benchmarks/vmf/vmf_fig3_runs/{dataset}_seed{seed}.tsv"
     threads: 2
     resources:
-        mem_mb=6000,
-        runtime=120,
+        **cost_resources(vmf_fig3_runs_cost),
     script:
         "../scripts/vmf_fig3_runs.py"
 
@@ -107,8 +104,7 @@ rule vmf_fig3:
         "logs/vmf/vmf_fig3/{fig}.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        **light_resources(1000, 5),
     script:
         "../scripts/vmf_fig3.py"
 
@@ -131,7 +127,6 @@ rule vmf_tab1:
         "logs/vmf/vmf_tab1.log",
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=10,
+        **light_resources(4000, 10),
     script:
         "../scripts/vmf_tab1.py"

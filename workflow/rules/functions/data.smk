@@ -54,3 +54,42 @@ def data_targets():
 
 
 PAPER_TARGETS["data"] = data_targets
+
+
+# ---- Corpus sizes for the cost models (the corpora are not built when the DAG is) ----------------
+# (documents of the whole corpus, non-zeros per document, tokens per document): Wikipedia and KOS from the
+# catalogue's counts (src/scalable_bayes/corpora/sources.py; Wikipedia: 30,729 articles, 9.81M non-zeros,
+# 21.5M tokens -> 320 / 700 per article over the whole sample; its first 10,989 articles 826 tokens each:
+# 830 is used); the others are upper bounds (OHSUMED 7,400 abstracts, Reuters 21,578 records, 20 Newsgroups
+# 18,846 messages, 1.61M tokens in its 11,314 training documents).
+CORPUS_SIZE = {"wikipedia": (30729, 330, 830), "wiki_sggmc": (30729, 330, 830), "pubmed": (7400, 100, 150),
+               "reuters": (21578, 80, 120), "news20_lda": (11314, 100, 150), "kos": (3430, 105, 140),
+               "news20": (18846, 100, 150), "news20_small": (18846, 100, 150), "news20_different": (2773, 100, 150),
+               "classic3": (3891, 50, 60), "classic300": (300, 50, 60), "msweb": (37711, 3, 3)}
+
+
+def corpus_train_docs(name, cap=None):
+    """Documents of corpus ``name``'s training split (Wikipedia: the data block's max_docs minus test_docs),
+    at most ``cap``."""
+    docs = CORPUS_SIZE[name][0]
+    c = config["data"]["corpora"].get(name, {})
+    if name in ("wikipedia", "wiki_sggmc"):
+        docs = (c.get("max_docs") or docs) - (c.get("test_docs") or 1000)
+    return docs if cap is None else min(docs, int(cap))
+
+
+def wikipedia_counts_cost(wildcards):
+    """Reading and counting the Wikipedia text: ~2.2 ms of CPU and ~45 kB of memory per article (quick run,
+    12,000 articles: 26 s, 645 MB; calibrated at paper scale in docs/paper-scale.md)."""
+    docs = wikipedia_max_docs() or CORPUS_SIZE["wikipedia"][0]
+    return Cost(10 + 2.2e-3 * docs, BASE_MEM_MB + 0.045 * docs)
+
+
+def build_corpus_cost(wildcards):
+    """Tokenising, counting, tf-idf and the split of one corpus: at most 10 s and 650 MB for every corpus
+    of the quick run (20 Newsgroups, the largest text, 9.8 s and 554 MB); Wikipedia from its interim
+    counts, ~1 ms and 60 kB per article (12,000: 3.6 s, 303 MB)."""
+    if wildcards.corpus in ("wikipedia", "wiki_sggmc"):
+        docs = wikipedia_max_docs() or CORPUS_SIZE["wikipedia"][0]
+        return Cost(10 + 1e-3 * docs, BASE_MEM_MB + 0.06 * docs)
+    return Cost(30, 700)

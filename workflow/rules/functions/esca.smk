@@ -132,54 +132,75 @@ def esca_test_dir(wildcards):
 
 
 def esca_lda_run_threads(wildcards):
-    return int(wildcards.esca_threads)
+    """Cores of one LDA run: its thread count for the parallel engines; CGS and CVB0 sweep sequentially."""
+    return int(wildcards.esca_threads) if wildcards.esca_method in ESCA_PARALLEL_METHODS else 1
 
 
-# Resources of one LDA run, estimated from its settings (the corpora are not built when the DAG is).
-# Documents of a corpus's whole train split and (non-zeros, tokens) per document, upper bounds. Wikipedia and KOS
-# from the catalogue's counts (src/scalable_bayes/corpora/sources.py; Wikipedia: 30,729 articles, 9.81M non-zeros,
-# 21.5M tokens; its quick 10,989-document split 9.08M tokens: 826 per document; KOS 3,430 / 353k / 468k); the
-# others are small (OHSUMED 7,400 abstracts, Reuters 21,578 records, 20 Newsgroups 11,314 train documents, 1.61M
-# tokens) and their per-document counts are generous guesses (not measured).
-ESCA_CORPUS_SIZE = {"wikipedia": (None, 330, 830), "pubmed": (7400, 100, 150), "reuters": (21578, 80, 120),
-                    "news20_lda": (11314, 100, 150), "kos": (3430, 105, 140)}
-# seconds per training token and iteration at K topics, one thread (benchmarks/README_lda.md, quiet machine:
-# ESCA 9.0M tok/s at K = 100, 2.4-3.7M at K = 1000; tomotopy 9.1M / 0.96M; CGS 3.7-3.9M and CVB0 3.0M at
-# K = 100, their sweeps O(K) per token); the held-out fold-in is a dense O(K) Gibbs sweep (~1 ns x K per token)
+# Cost of one LDA run, predicted from its settings (the corpora are not built when the DAG is; their
+# sizes: CORPUS_SIZE in functions/data.smk).
+# CPU seconds per training token and iteration at K topics (benchmarks/README_lda.md, quiet machine, one
+# thread: ESCA 9.0M tok/s at K = 100, 2.4-3.7M at K = 1000; tomotopy 9.1M / 0.96M; CGS 3.7-3.9M and CVB0
+# 3.0M at K = 100, their sweeps O(K) per token); the parallel engines spread the same CPU time over their
+# threads. The held-out fold-in is a dense O(K) Gibbs sweep (~1 ns x K per token).
 ESCA_SEC_PER_TOKEN = {"ESCA": lambda K: 80e-9 + 0.34e-9 * K, "tomotopy": lambda K: max(110e-9, 1.05e-9 * K),
                       "CGS": lambda K: 2.6e-9 * K, "ESCA_plain": lambda K: 2.6e-9 * K, "CVB0": lambda K: 3.3e-9 * K}
 
 
-def _esca_train_docs(corpus, cap):
-    docs = ESCA_CORPUS_SIZE[corpus][0]
-    if docs is None:  # Wikipedia: the data block decides how many articles and how many are held out
-        c = config["data"]["corpora"].get(corpus, {})
-        docs = (c.get("max_docs") or 30729) - (c.get("test_docs") or 1000)
-    return docs if cap is None else min(docs, int(cap))
-
-
 def esca_lda_run_mem_mb(wildcards):
-    """CVB0 keeps one float32 gamma per (document, word) entry and topic (nnz x K x 4 bytes) plus the
-    document-topic counts; the sampling engines' state is a few hundred MB at most (4,000 MB, measured)."""
+    """Peak memory (MB) of one LDA run. CVB0 keeps one float32 gamma per (document, word) entry and topic
+    (nnz x K x 4 bytes) and dense float64 document-topic counts (docs x K x 8); the sampling engines keep
+    their token arrays (~30 bytes per token) and counts (~8 bytes per (document or word) and topic): at
+    most 670 MB in the quick run."""
     s = esca_lda_run_settings(wildcards)
-    if wildcards.esca_method != "CVB0":
-        return 4000
-    docs = _esca_train_docs(wildcards.esca_train, s.get("max_train_docs"))
+    docs, nnz_doc, tok_doc = CORPUS_SIZE[wildcards.esca_train]
+    docs = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs"))
     K = s["n_topics"]
-    return max(4000, 1500 + int(1.25 * docs * K * (ESCA_CORPUS_SIZE[wildcards.esca_train][1] * 4 + 8) / 1e6))
+    if wildcards.esca_method == "CVB0":
+        return BASE_MEM_MB + 300 + 1.1 * docs * K * (nnz_doc * 4 + 8) / 1e6
+    return BASE_MEM_MB + 300 + 30e-6 * docs * tok_doc + 8e-6 * K * (docs + 10000)
 
 
-def esca_lda_run_runtime(wildcards):
-    """Minutes: 10 + 1.5 x (training sweeps + held-out evaluations) at the per-token costs above."""
+def esca_lda_runs_cost(wildcards):
+    """CPU: training sweeps + held-out evaluations at the per-token costs above (+ compilation); threads:
+    the job's for ESCA and tomotopy, one for the sequential CGS and CVB0 sweeps."""
     s = esca_lda_run_settings(wildcards)
     K, n_iter = s["n_topics"], s["n_iter"]
-    train = _esca_train_docs(wildcards.esca_train, s.get("max_train_docs")) * ESCA_CORPUS_SIZE[wildcards.esca_train][2]
-    test_docs = s.get("max_test_docs") or _esca_train_docs(wildcards.esca_test, None)
-    test = test_docs * ESCA_CORPUS_SIZE[wildcards.esca_test][2]
+    train = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs")) * CORPUS_SIZE[wildcards.esca_train][2]
+    test_docs = s.get("max_test_docs") or corpus_train_docs(wildcards.esca_test)
+    test = test_docs * CORPUS_SIZE[wildcards.esca_test][2]
     n_eval = n_iter // max(1, s.get("evaluate_every") or n_iter) + 1
     sec = train * n_iter * ESCA_SEC_PER_TOKEN[wildcards.esca_method](K) \
         + n_eval * s.get("heldout_sweeps", 20) * test * 1e-9 * K
-    return 10 + int(1.5 * sec / 60)
+    return Cost(COMPILE_CPU_S + sec, esca_lda_run_mem_mb(wildcards), esca_lda_run_threads(wildcards))
+
+
+def esca_throughput_mpi_cost(wildcards):
+    """R ranks of one thread, each sweeping 1/R of the throughput run's corpus with ESCA (the rate above) and
+    holding a copy of the topic-word counts; the per-job memory is R x one rank's."""
+    r = ESCA["throughput"]["run"]
+    R = int(wildcards.esca_ranks)
+    train = corpus_train_docs(wildcards.esca_train, r.get("max_train_docs")) * CORPUS_SIZE[wildcards.esca_train][2]
+    sec = train * r["n_iter"] * ESCA_SEC_PER_TOKEN["ESCA"](r["n_topics"])
+    return Cost(R * COMPILE_CPU_S + 1.5 * sec, R * (BASE_MEM_MB + 250), R)
+
+
+def esca_fig3_runs_cost(wildcards):
+    """EM and SEM on the Gaussian mixture: ~4e-8 s per (point, component, iteration) over every severity
+    and restart (quick run: 10,000 points, 30 components, 100 iterations, 3 severities, 3 restarts: 11 s),
+    ~1 kB per training point."""
+    f = ESCA["fig3"]
+    work = f["n_train"] * f["n_components"] * f["n_iter"] * (len(f["severities"]) + 1) * f["n_restarts"]
+    return Cost(10 + 4e-8 * work, BASE_MEM_MB + 1e-3 * f["n_train"])
+
+
+def esca_tabu3_runs_cost(wildcards):
+    """ESCA on the whole training split of one corpus (TabU3), at the per-token rate above."""
+    r = ESCA["topics"]["run"]
+    docs = corpus_train_docs(wildcards.esca_corpus)
+    tok = docs * CORPUS_SIZE[wildcards.esca_corpus][2]
+    K = r["n_topics"]
+    return Cost(COMPILE_CPU_S + tok * r["n_iter"] * ESCA_SEC_PER_TOKEN["ESCA"](K),
+                BASE_MEM_MB + 300 + 30e-6 * tok + 8e-6 * K * (docs + 10000), r.get("threads") or 1)
 
 
 def esca_throughput_mpi_ranks(wildcards):

@@ -68,3 +68,42 @@ def scir_targets():
 
 
 PAPER_TARGETS["scir"] = scir_targets
+
+
+# ---- Cost models (calibrated on the quick run's benchmark files; paper scale: docs/paper-scale.md) ----
+def scir_simplex_tune_cost(wildcards):
+    """The step-size grid of one simplex target: 9 step sizes x 2 samplers x n_iter + burnin iterations of
+    a 1,000-observation target (quick run, the paper's setting: 102-108 s, 730-924 MB; paper-scale run 119-129 s)."""
+    s = SCIR["simplex"]
+    scale = (s["n_iter"] + s["burnin"]) / 2000 * len(s["tune"]["step_sizes"]) / 9
+    return Cost(COMPILE_CPU_S + 120 * scale, 950)
+
+
+def scir_simplex_runs_cost(wildcards):
+    """Fig. 1 and the proportion grid of Fig. 2 for one seed (quick run, the paper's setting: 8-38 s, 340 MB)."""
+    s = SCIR["simplex"]
+    scale = (s["n_iter"] + s["burnin"]) / 2000 * (len(s["proportions"]) + 1) / 10
+    return Cost(COMPILE_CPU_S + 10 * scale, 400)
+
+
+def scir_runs_cost(wildcards):
+    """LDA (SCIR, SGRLD: n_iter minibatches of batch_size documents, `sweeps` local Gibbs sweeps each; the
+    exact collapsed Gibbs reference: cgs_iter sweeps of the training split; both: held-out evaluations of
+    heldout_sweeps sweeps of the test documents) at ~1.6e-7 s (stochastic samplers, 2 threads) and
+    ~7e-8 s (CGS) per token visit at K = 50 (quick run: SGRLD 34 s, CGS 14 s). Memory: the training split's
+    token arrays, ~30 kB per document (quick: 611 MB for 10,989 documents). DP mixture (msweb, the
+    paper's sizes in both profiles): 5-10 s, 420 MB."""
+    s = SCIR[wildcards.exp]
+    if wildcards.exp == "dp":
+        return Cost(COMPILE_CPU_S + 15 * s["n_iter"] / 1000, 450)
+    tok = CORPUS_SIZE[s["corpus"]][2]
+    docs = corpus_train_docs(s["corpus"], s.get("max_train_docs"))
+    test = (s.get("max_test_docs") or 1000) * tok * s.get("heldout_sweeps", 20)
+    K = s["n_topics"] / 50
+    mem = BASE_MEM_MB + 0.025 * docs
+    if wildcards.method == "CGS":
+        n_eval = s["cgs_iter"] // s["cgs_evaluate_every"] + 1
+        return Cost(COMPILE_CPU_S + 7e-8 * K * (s["cgs_iter"] * docs * tok + n_eval * test), mem)
+    n_eval = s["n_iter"] // s["evaluate_every"] + 1
+    work = s["n_iter"] * s["batch_size"] * s["sweeps"] * tok + n_eval * test
+    return Cost(COMPILE_CPU_S + 1.6e-7 * K * work, mem, s.get("threads", 1))

@@ -85,3 +85,34 @@ def sggmc_targets():
 
 
 PAPER_TARGETS["sggmc"] = sggmc_targets
+
+
+# ---- Cost models (calibrated on the quick run's benchmark files; paper scale: docs/paper-scale.md) ----
+def sggmc_fig3_runs_cost(wildcards):
+    """(n_samples + burnin) x n_inner steps on S^2 (quick run, the paper's setting: 2-6 s, 325 MB)."""
+    s = SGGMC["fig3"]
+    return Cost(COMPILE_CPU_S + 1e-5 * (s["n_samples"] + s["burnin"]) * s["n_inner"], 400)
+
+
+def sggmc_fig4_runs_cost(wildcards):
+    """(n_samples + burnin) x n_inner steps, each a gradient over n_data points (GMC, SGGMC-full) or a
+    minibatch (SGGMC): ~2.5e-7 s per point and step (quick run, the paper's setting: GMC 7.5-19 s)."""
+    s = SGGMC["fig4"]
+    own = s["gmc"] if wildcards.method == "GMC" else s["sggmc"]
+    n = s["sggmc"]["batch_size"] if wildcards.method == "SGGMC" else s["n_data"]
+    return Cost(COMPILE_CPU_S + 5 + 2.5e-7 * (s["n_samples"] + s["burnin"]) * own["n_inner"] * n, 400)
+
+
+def sggmc_fig5_runs_cost(wildcards):
+    """A series runs for max_time seconds of process CPU time (its evaluations included), then the
+    importance-sampling check of its last samples (a full-batch method overshoots the budget by up to one
+    sweep, ~10 ms per training document; quick run: gSGNHT-full on Wikipedia 72 s): ~7.5e-5 s per (draw, topic sample, test document) of a
+    Wikipedia article (quick run: 15 s for 100 x 10 x 200), less on the shorter 20 Newsgroups messages.
+    Memory: ~0.1 MB per training document (quick: 533 MB at 2,000 Wikipedia articles)."""
+    s = sggmc_fig5_run_settings(wildcards)
+    test = s.get("max_test_docs") or (1107 if wildcards.corpus == "news20_different" else 1000)
+    train = corpus_train_docs(wildcards.corpus, s.get("max_train_docs")) if wildcards.corpus == "wiki_sggmc" else 1666
+    per_doc = 7.5e-5 * CORPUS_SIZE[wildcards.corpus][2] / CORPUS_SIZE["wiki_sggmc"][2]
+    overshoot = 0.01 * train if wildcards.method not in SGGMC_FIG5_MINIBATCH else 0.0  # the last full-batch step
+    cpu = COMPILE_CPU_S + 1.15 * s["max_time"] + overshoot + per_doc * s["is_draws"] * s["is_topic_samples"] * test
+    return Cost(cpu, BASE_MEM_MB + 100 + 0.1 * train)

@@ -91,3 +91,41 @@ def sgnht_ml_inputs(wildcards):
     if wildcards.task == "bpmf":
         return {"ratings": "data/processed/movielens/ratings.parquet"}
     return {"corpus": corpus_files(SGNHT["ml"]["lda"]["corpus"])}
+
+
+# ---- Cost models (calibrated on the quick run's benchmark files; paper scale: docs/paper-scale.md) ----
+def sgnht_synthetic_runs_cost(wildcards):
+    """Double well: one SGNHT and len(fixed_xi) fixed-friction chains of n_steps (quick run, the paper's
+    10^6 steps: 3.5-4.7 s); Gaussian experiments: SGHMC and SGNHT over the (h, A) grid, ~3e-6 s per
+    step (quick run, 2 x 10^5 steps x 8 chains: 5-6.5 s)."""
+    if wildcards.experiment == "double_well":
+        d = SGNHT["double_well"]
+        return Cost(COMPILE_CPU_S + 1e-6 * d["n_steps"] * (len(d["fixed_xi"]) + 1), 400)
+    g = SGNHT["gaussian"]
+    return Cost(COMPILE_CPU_S + 3e-6 * g["n_steps"] * 2 * len(g["step_sizes"]) * len(g["frictions"]), 400)
+
+
+def sgnht_tau_study_runs_cost(wildcards):
+    """SGHMC and SGNHT over the (h, A) grid on the Normal-Gamma posterior of N points with minibatch b:
+    ~3e-6 s per step at b = 10 (as the synthetic runs), growing with b."""
+    ts = SGNHT["tau_study"]
+    b = int(wildcards.batch_size)
+    per_step = 3e-6 * (1 + b / 50)
+    return Cost(COMPILE_CPU_S + per_step * ts["n_steps"] * 2 * len(ts["step_sizes"]) * len(ts["frictions"]), 450)
+
+
+# CPU seconds per iteration of one chain, evaluations included (quick run, 16 chains per job: BNN 482 s for
+# 15,000 iterations, BPMF 242 s for 20,000, LDA 210 s for 800 on KOS at K = 30, minibatch 100)
+SGNHT_ML_SEC_PER_ITER = {"bnn": 2.0e-3, "bpmf": 7.6e-4, "lda": 1.64e-2}
+
+
+def sgnht_ml_chain_cpu_s(task, settings):
+    """Predicted CPU seconds of one chain (one method at one (a, eta) cell) of an ML task."""
+    return SGNHT_ML_SEC_PER_ITER[task] * settings["n_iter"]
+
+
+def sgnht_ml_runs_cost(wildcards):
+    """Every chain of the task's (method x a x eta) grid, one after the other (350 MB measured)."""
+    s = SGNHT["ml"][wildcards.task]
+    chains = 2 * len(s["a"]) * len(s["eta"])
+    return Cost(COMPILE_CPU_S + chains * sgnht_ml_chain_cpu_s(wildcards.task, s), 450)

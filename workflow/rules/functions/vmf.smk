@@ -44,3 +44,35 @@ def vmf_fig3_settings(wildcards):
         "control_negentropy": f["control_negentropy"] if (f["control_datasets"] is None
                                                            or wildcards.dataset in f["control_datasets"]) else None,
     }
+
+
+# ---- Cost models (calibrated on the quick run's benchmark files; paper scale: docs/paper-scale.md) ----
+# CPU seconds of each curve job at the quick profile's settings (the paper's, but for Fig. 5's ODE dims)
+VMF_CURVE_CPU_S = {"Fig1": 25, "Fig2": 80, "Fig4": 5, "Fig5": 50}
+
+
+def vmf_curve_runs_cost(wildcards):
+    """Curves of Figs. 1, 2, 4, 5 (quick run: 3-77 s, 315 MB); Fig. 5's ODE at D = 50,000 (ode_dims null)
+    adds ~200 s (the vMF README's paper-profile Fig. 5: 234 s on a loaded machine)."""
+    cpu = VMF_CURVE_CPU_S[wildcards.fig]
+    if wildcards.fig == "Fig5" and (VMF["fig5"].get("ode_dims") is None or 50000 in VMF["fig5"]["ode_dims"]):
+        cpu += 200
+    return Cost(COMPILE_CPU_S + cpu, 450)
+
+
+VMF_FIG3_SEC = 1e-8  # CPU s per (non-zero, cluster, iteration): quick classic3 seed 0, 7.6e8 units in 15 s (2 threads)
+# (documents, tf-idf non-zeros per document) of the Fig. 3 corpora; an _svd<D> case is dense with D columns
+VMF_FIG3_SIZE = {"classic3": (3891, 50), "classic300": (300, 50), "news20": (18846, 90), "news20_small": (18846, 90)}
+
+
+def vmf_fig3_runs_cost(wildcards):
+    """movMF EM and the Bregman clusterings over the k grid for one seed: ~VMF_FIG3_SEC s per (non-zero,
+    cluster, iteration), every method and the control included (quick run: see the constant)."""
+    s = vmf_fig3_settings(wildcards)
+    base, dim = vmf_fig3_base(wildcards.dataset)
+    docs, nnz = VMF_FIG3_SIZE[base]
+    if s.get("max_docs"):
+        docs = min(docs, s["max_docs"])
+    width = dim if dim else nnz
+    work = docs * width * sum(s["k_grid"]) * s["max_iter"] * (2 if s["control_negentropy"] else 1)
+    return Cost(COMPILE_CPU_S + VMF_FIG3_SEC * work, BASE_MEM_MB + 200 + 2e-4 * docs * width, 2)
