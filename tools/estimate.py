@@ -131,13 +131,13 @@ def summary(rows: list[dict], cores: list[int]) -> str:
     return "\n".join(lines)
 
 
-def measured(rows: list[dict], run_dir: Path) -> tuple[str, list[str]]:
+def measured(rows: list[dict], run_dir: Path, per_job: bool = False) -> tuple[str, list[str]]:
     """Per rule: jobs with a benchmark file in ``run_dir``, median and largest measured / predicted CPU time
     (cpu_time column) and peak memory (max_rss); and every job whose measured peak memory exceeded its
     memory request, or whose measured wall time its time request (on a cluster, Slurm would have killed it)."""
     import pandas as pd
 
-    out, over = defaultdict(list), []
+    out, over, jobs = defaultdict(list), [], []
     for r in rows:
         if not r["benchmark"] or r["cpu_s"] == 0:
             continue
@@ -147,6 +147,8 @@ def measured(rows: list[dict], run_dir: Path) -> tuple[str, list[str]]:
         b = pd.read_csv(f, sep="\t").iloc[-1]
         cpu, rss, wall = float(b["cpu_time"]), float(b["max_rss"]), float(b["s"])
         out[r["rule"]].append((cpu / r["cpu_s"], rss / max(r["mem_mb"], 1.0), cpu, rss, _label(r)))
+        jobs.append(f"| {_label(r)} | {cpu:.0f} | {r['cpu_s']:.0f} | {wall:.0f} | {r['request_min']} | {rss:.0f} | "
+                    f"{r['mem_mb']:.0f} | {r['request_mem_mb']} |")
         if r["request_mem_mb"] is not None and rss > r["request_mem_mb"]:
             over.append(f"{_label(r)}: peak {rss:.0f} MB > its request {r['request_mem_mb']} MB")
         if r["request_min"] is not None and wall > 60 * float(r["request_min"]):
@@ -162,6 +164,9 @@ def measured(rows: list[dict], run_dir: Path) -> tuple[str, list[str]]:
                      f"{max(x[2] for x in v):9.0f} {max(x[3] for x in v):7.0f}  {max(v)[4]}")
     if not out:
         lines.append(f"(no benchmark file of these jobs under {run_dir})")
+    if per_job and jobs:
+        lines += ["", "| job | CPU s | predicted | wall s | request min | peak MB | predicted | request MB |",
+                  "|---|---|---|---|---|---|---|---|", *sorted(jobs)]
     return "\n".join(lines), over
 
 
@@ -173,6 +178,7 @@ def main(argv=None) -> int:
     p.add_argument("--cores", type=int, nargs="+", default=[2, 64], help="machines to predict the wall time of")
     p.add_argument("--missing", action="store_true", help="only the jobs a run in --workdir would still do")
     p.add_argument("--measured", type=Path, help="a finished run's directory: compare its benchmark files")
+    p.add_argument("--jobs", action="store_true", help="with --measured: also a Markdown table of every job")
     a = p.parse_args(argv)
     for f in a.configfile:
         if not f.is_file():
@@ -185,7 +191,7 @@ def main(argv=None) -> int:
         return 0
     print(summary(rows, a.cores))
     if a.measured:
-        text, over = measured(rows, a.measured.resolve())
+        text, over = measured(rows, a.measured.resolve(), a.jobs)
         print()
         print(text)
         if over:

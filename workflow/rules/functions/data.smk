@@ -79,17 +79,17 @@ def corpus_train_docs(name, cap=None):
 
 
 def wikipedia_counts_cost(wildcards):
-    """Reading and counting the Wikipedia text: ~2.2 ms of CPU and ~45 kB of memory per article (quick run,
-    12,000 articles: 26 s, 645 MB; calibrated at paper scale in docs/paper-scale.md)."""
+    """Reading and counting the Wikipedia text: ~1.5 ms of CPU and ~30 kB of memory per article (quick run,
+    12,000 articles: 26 s, 645 MB; paper-scale run, all 30,729: 46 s, 1,114 MB)."""
     docs = wikipedia_max_docs() or CORPUS_SIZE["wikipedia"][0]
-    return Cost(10 + 2.2e-3 * docs, BASE_MEM_MB + 0.045 * docs)
+    return Cost(COMPILE_CPU_S + 1.5e-3 * docs, BASE_MEM_MB + 0.03 * docs)
 
 
 def build_corpus_cost(wildcards):
     """Tokenising, counting, tf-idf and the split of one corpus: at most 10 s and 650 MB for every corpus
     of the quick run (20 Newsgroups, the largest text, 9.8 s and 554 MB); Wikipedia from its interim
-    counts, ~1 ms and 60 kB per article (12,000: 3.6 s, 303 MB)."""
+    counts, ~0.3 ms and ~10 kB per article (12,000: 3.6 s, 303 MB; 30,729: 7.4 s, 406 MB)."""
     if wildcards.corpus in ("wikipedia", "wiki_sggmc"):
         docs = wikipedia_max_docs() or CORPUS_SIZE["wikipedia"][0]
-        return Cost(10 + 1e-3 * docs, BASE_MEM_MB + 0.06 * docs)
+        return Cost(COMPILE_CPU_S + 3e-4 * docs, BASE_MEM_MB + 0.01 * docs)
     return Cost(30, 700)
