@@ -327,9 +327,15 @@ def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
     ``sgnht_ml_runs``) and merges them (rule ``sgnht_ml_merge``); a cell's chains do not depend on the
     cell's place in the grid, so both give the same tables.
     """
+    _check_task(task)
     cells = [run_cell(task, seed, cell_settings(settings, a, eta), inputs, blas_threads)
              for a in settings["a"] for eta in settings["eta"]]
     return merge_cells([c[0] for c in cells], [c[1] for c in cells])
+
+
+def _check_task(task):
+    if task not in PAPER_TRAIN_SIZE:
+        raise ValueError(f"unknown SGNHT ML task {task!r}; choose bnn, bpmf or lda")
 
 
 def cell_settings(settings: dict, a: float, eta: float) -> dict:
@@ -348,6 +354,7 @@ def run_cell(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
     """
     from threadpoolctl import threadpool_limits
 
+    _check_task(task)
     with threadpool_limits(limits=blas_threads, user_api="blas"):
         return _run_cell(task, seed, settings, inputs)
 
