@@ -113,6 +113,8 @@ def test_ml_grid_runner_tables_and_claims(tmp_path):
 def test_ml_runner_rejects_unknown_task():
     with pytest.raises(ValueError, match="unknown SGNHT ML task"):
         runs.run_task("svm", 0, {}, {})
+    with pytest.raises(ValueError, match="unknown SGNHT ML task"):
+        runs.run_cell("svm", 0, {"a": 0.01, "eta": 1e-5}, {})
 
 
 def test_eta_scale_keeps_eta_times_training_size():

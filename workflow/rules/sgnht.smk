@@ -1,8 +1,9 @@
 # SGNHT (Ding et al. 2014): synthetic experiments (Fig. 1, 2, SFig. 4-6, STab. 1) and the
 # machine-learning applications (Fig. 3, STab. 2-3). Paper code: src/scalable_bayes_papers/sgnht/
 # (runs -> claims, figures, tables; data for the stand-in splits; README.md there gives the choices).
-# Compute rules (sgnht_synthetic_runs, sgnht_ml_runs) write tidy tables under results/sgnht/runs/, one
-# job per experiment/task x seed; figure and table rules read them and write the claims.
+# Compute rules write tidy tables under results/sgnht/runs/: sgnht_synthetic_runs one job per experiment x
+# seed, sgnht_ml_runs one job per task x seed x (a, eta) cell, merged per task x seed by sgnht_ml_merge;
+# figure and table rules read them and write the claims.
 
 include: "functions/sgnht.smk"
 
@@ -225,22 +226,29 @@ rule sgnht_tau_study:
         "../scripts/sgnht_tau_study.py"
 
 
+# One job per grid cell (task, seed, a, eta), both methods of the cell (SGHMC, SGNHT) in it: they share the
+# data preparation and give one benchmark per cell; the critical path is one cell's two chains (~25 min for
+# LDA at the paper's 50,000 iterations, against ~3.2 h for the 16 chains of the whole grid in one job;
+# requests from sgnht_ml_runs_cost: 2 chains x n_iter x the task's CPU seconds per iteration).
+# a and eta in paths: Python's str of the float (round-trips exactly; as the ESCA rules' beta).
 rule sgnht_ml_runs:
     input:
         unpack(sgnht_ml_inputs),
         code=code_inputs("sgnht_ml_runs.py"),
     output:
-        summary="results/sgnht/runs/ml/{task}/seed{seed}/summary.parquet",
-        trace="results/sgnht/runs/ml/{task}/seed{seed}/trace.parquet",
+        summary="results/sgnht/runs/ml/{task}/seed{seed}/cells/a{a}~eta{eta}/summary.parquet",
+        trace="results/sgnht/runs/ml/{task}/seed{seed}/cells/a{a}~eta{eta}/trace.parquet",
     wildcard_constraints:
         task="|".join(SGNHT_ML_TASKS),
         seed=r"\d+",
+        a=SGNHT_FLOAT,
+        eta=SGNHT_FLOAT,
     params:
-        settings=sgnht_ml_settings,
+        settings=sgnht_ml_cell_settings,
     log:
-        "logs/sgnht/sgnht_ml_runs/{task}_seed{seed}.log",
+        "logs/sgnht/sgnht_ml_runs/{task}_seed{seed}_a{a}~eta{eta}.log",
     benchmark:
-        "benchmarks/sgnht/sgnht_ml_runs/{task}_seed{seed}.tsv"
+        "benchmarks/sgnht/sgnht_ml_runs/{task}_seed{seed}_a{a}~eta{eta}.tsv"
     threads: 1
     resources:
         **cost_resources(sgnht_ml_runs_cost),
@@ -248,6 +256,30 @@ rule sgnht_ml_runs:
         CONDA_ENV
     script:
         "../scripts/sgnht_ml_runs.py"
+
+
+# The cells of one (task, seed), concatenated in grid order (a-major): the tables sgnht_fig3, sgnht_stab2 and
+# sgnht_stab3 read. No params: the grid is its inputs, so a new cell re-runs only this merge.
+rule sgnht_ml_merge:
+    input:
+        code=code_inputs("sgnht_ml_merge.py"),
+        summary=sgnht_ml_cell_files("summary"),
+        trace=sgnht_ml_cell_files("trace"),
+    output:
+        summary="results/sgnht/runs/ml/{task}/seed{seed}/summary.parquet",
+        trace="results/sgnht/runs/ml/{task}/seed{seed}/trace.parquet",
+    wildcard_constraints:
+        task="|".join(SGNHT_ML_TASKS),
+        seed=r"\d+",
+    log:
+        "logs/sgnht/sgnht_ml_merge/{task}_seed{seed}.log",
+    threads: 1
+    resources:
+        **cost_resources(sgnht_ml_merge_cost),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/sgnht_ml_merge.py"
 
 
 rule sgnht_fig3:

@@ -5,11 +5,12 @@ of one experiment for one seed and returns three tidy tables: ``summary`` (one r
 scalar results + wall time), ``density`` (histogram vs exact density per bin) and ``traces`` (running
 mean kinetic energy and thermostat at ~``n_trace`` checkpoints).
 
-Machine-learning applications (Sec. 5.2, App. G): :func:`run_task` runs the whole (method x a x eta)
-grid of one task (BNN, BPMF, semi-collapsed LDA) for one seed and returns ``summary`` (one row per
-method x a x eta x seed: validation and test metric of the sample-averaged predictive, mean kinetic
-energy after burn-in, divergence flag, wall time, time per iteration) and ``trace`` (metric at each
-evaluation checkpoint).
+Machine-learning applications (Sec. 5.2, App. G): :func:`run_cell` runs one cell (a, eta) of a task's
+grid (BNN, BPMF, semi-collapsed LDA), both methods (SGHMC, SGNHT), for one seed and returns ``summary``
+(one row per method x a x eta x seed: validation and test metric of the sample-averaged predictive, mean
+kinetic energy after burn-in, divergence flag, wall time, time per iteration) and ``trace`` (metric at each
+evaluation checkpoint); :func:`merge_cells` concatenates a task's cells in grid order into the tables of
+the whole grid, the same as :func:`run_task` (the whole grid in one call) returns.
 
 The samplers, models and diagnostics are the library's (:mod:`scalable_bayes.samplers`,
 :mod:`scalable_bayes.models`, :mod:`scalable_bayes.evaluation.mcmc`); the data choices are in
@@ -317,17 +318,54 @@ def _prepare(task, s, inputs, seed):
 
 
 def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: int = 1):
-    """One job of rule ``sgnht_ml_runs``: the (method x a x eta) grid of ``task`` for chain seed ``seed``.
+    """The whole (method x a x eta) grid of ``task`` for chain seed ``seed``: every cell of
+    :func:`run_cell`, a-major and eta-minor as in the settings' lists, concatenated by :func:`merge_cells`.
 
     ``settings`` is the task's own block (``sgnht.ml.<task>``: iterations, burn-in, minibatch, the a and
     eta grids, eta_scale, model sizes); ``inputs`` maps ``mnist`` / ``ratings`` / ``corpus_dir`` to the
-    processed data. Returns (summary, trace). BLAS is limited to ``blas_threads`` (small matrix
-    products are 20-70x slower with threaded OpenBLAS on a busy 2-core machine).
+    processed data. Returns (summary, trace). The pipeline runs the cells as jobs of their own (rule
+    ``sgnht_ml_runs``) and merges them (rule ``sgnht_ml_merge``); a cell's chains do not depend on the
+    cell's place in the grid, so both give the same tables.
+    """
+    _check_task(task)
+    cells = [run_cell(task, seed, cell_settings(settings, a, eta), inputs, blas_threads)
+             for a in settings["a"] for eta in settings["eta"]]
+    return merge_cells([c[0] for c in cells], [c[1] for c in cells])
+
+
+def _check_task(task):
+    if task not in PAPER_TRAIN_SIZE:
+        raise ValueError(f"unknown SGNHT ML task {task!r}; choose bnn, bpmf or lda")
+
+
+def cell_settings(settings: dict, a: float, eta: float) -> dict:
+    """Settings of one grid cell: the task block without its a and eta lists, plus the cell's a and eta."""
+    return {**{k: v for k, v in settings.items() if k not in ("a", "eta")}, "a": float(a), "eta": float(eta)}
+
+
+def run_cell(task: str, seed: int, settings: dict, inputs: dict, blas_threads: int = 1):
+    """One job of rule ``sgnht_ml_runs``: the cell (``settings["a"]``, ``settings["eta"]``, scalars) of
+    ``task``'s grid, SGHMC and SGNHT, for chain seed ``seed``.
+
+    ``settings`` is :func:`cell_settings` of the task's block; ``inputs`` as in :func:`run_task`. Every chain
+    starts from ``seed`` alone (model, initial position, sampler key), not from the cell's place in the grid.
+    Returns (summary, trace) of the cell. BLAS is limited to ``blas_threads`` (small matrix products are
+    20-70x slower with threaded OpenBLAS on a busy 2-core machine).
     """
     from threadpoolctl import threadpool_limits
 
+    _check_task(task)
     with threadpool_limits(limits=blas_threads, user_api="blas"):
-        return _run_task(task, seed, settings, inputs)
+        return _run_cell(task, seed, settings, inputs)
+
+
+def merge_cells(summaries, traces):
+    """Rule ``sgnht_ml_merge``: the cells' (summary, trace) tables, in the order given (the grid's, a-major),
+    concatenated into the tables of the whole grid. Cells without trace rows add none."""
+    summary = pd.concat(list(summaries), ignore_index=True)
+    traces = [t for t in traces if len(t)]
+    trace = pd.concat(traces, ignore_index=True) if traces else pd.DataFrame([], columns=TRACE_COLUMNS)
+    return summary, trace[TRACE_COLUMNS]
 
 
 class TracedPredictiveAverage(mcmc.PredictiveAverage):
@@ -355,48 +393,47 @@ class TracedPredictiveAverage(mcmc.PredictiveAverage):
         return scores[-1]
 
 
-def _run_task(task, seed, s, inputs):
+def _run_cell(task, seed, s, inputs):
     make, predict, score, n_train = _prepare(task, s, inputs, seed)
     scale = eta_scale(task, s, n_train)
-    logger.info("%s: %d %s; eta grid (paper units) x %.4g", task, n_train, PAPER_TRAIN_SIZE[task][1].split(" (")[0], scale)
+    logger.info("%s: %d %s; eta (paper units) x %.4g", task, n_train, PAPER_TRAIN_SIZE[task][1].split(" (")[0], scale)
     summ, trace = [], []
-    for a in s["a"]:
-        for eta in s["eta"]:
-            for method, alg in _algorithms(float(a)):
-                m = make(seed)
-                cb = TracedPredictiveAverage(s["burnin"], predict(m), score, float(eta) * scale)
-                theta0 = m.init_position(seed)
-                diverged = False
-                ke_mean, wall = np.nan, np.nan
-                try:
-                    res = run_chain(alg, m.model(), theta0, seed=seed, n_steps=s["n_iter"], step_size=float(eta) * scale,
-                                    batch_size=s["batch_size"], burnin=s["n_iter"] - 1, thin=1,
-                                    checkpoint_every=s["eval_every"], callback=cb)
-                    ke_mean = float(np.mean(res.kinetic_energy[s["burnin"]:]))
-                    wall = res.wall_time
-                except DivergenceError as err:
-                    logger.warning("%s", err)
-                    diverged = True
-                ok = not diverged and cb.n > 0 and np.isfinite(cb.rows[-1][2])
-                val = cb.rows[-1][1] if ok else np.nan
-                test = cb.rows[-1][2] if ok else np.nan
-                summ.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
-                             "eta_used": float(eta) * scale, "n_train": n_train,
-                             "val_metric": val, "metric": test, "mean_ke": ke_mean, "diverged": diverged or not ok,
-                             "n_iter": s["n_iter"], "wall_time_s": wall,
-                             "s_per_iter": wall / s["n_iter"] if np.isfinite(wall) else np.nan})
-                avg = {row[0]: row[1:] for row in cb.rows}
-                for step, v1, t1, alpha, ke in cb.single:
-                    v, t = avg.get(step, (np.nan, np.nan))
-                    trace.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
-                                  "step": step, "val_metric": v, "metric": t, "val_metric_sample": v1,
-                                  "metric_sample": t1, "alpha": alpha, "ke": ke})
-                logger.info("%s %s a=%g eta=%g seed %d: test %s, KE %.3f, diverged %s", task, method, a, eta, seed,
-                            test, ke_mean, diverged)
+    a, eta = float(s["a"]), float(s["eta"])
+    for method, alg in _algorithms(a):
+        m = make(seed)
+        cb = TracedPredictiveAverage(s["burnin"], predict(m), score, float(eta) * scale)
+        theta0 = m.init_position(seed)
+        diverged = False
+        ke_mean, wall = np.nan, np.nan
+        try:
+            res = run_chain(alg, m.model(), theta0, seed=seed, n_steps=s["n_iter"], step_size=float(eta) * scale,
+                            batch_size=s["batch_size"], burnin=s["n_iter"] - 1, thin=1,
+                            checkpoint_every=s["eval_every"], callback=cb)
+            ke_mean = float(np.mean(res.kinetic_energy[s["burnin"]:]))
+            wall = res.wall_time
+        except DivergenceError as err:
+            logger.warning("%s", err)
+            diverged = True
+        ok = not diverged and cb.n > 0 and np.isfinite(cb.rows[-1][2])
+        val = cb.rows[-1][1] if ok else np.nan
+        test = cb.rows[-1][2] if ok else np.nan
+        summ.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
+                     "eta_used": float(eta) * scale, "n_train": n_train,
+                     "val_metric": val, "metric": test, "mean_ke": ke_mean, "diverged": diverged or not ok,
+                     "n_iter": s["n_iter"], "wall_time_s": wall,
+                     "s_per_iter": wall / s["n_iter"] if np.isfinite(wall) else np.nan})
+        avg = {row[0]: row[1:] for row in cb.rows}
+        for step, v1, t1, alpha, ke in cb.single:
+            v, t = avg.get(step, (np.nan, np.nan))
+            trace.append({"task": task, "method": method, "a": float(a), "eta": float(eta), "seed": seed,
+                          "step": step, "val_metric": v, "metric": t, "val_metric_sample": v1,
+                          "metric_sample": t1, "alpha": alpha, "ke": ke})
+        logger.info("%s %s a=%g eta=%g seed %d: test %s, KE %.3f, diverged %s", task, method, a, eta, seed,
+                    test, ke_mean, diverged)
     return pd.DataFrame(summ), pd.DataFrame(trace, columns=TRACE_COLUMNS)
 
 
-# trace.parquet of an ML job: val_metric / metric = the running sample-averaged predictive's (NaN during
+# trace.parquet of an ML cell (and of the merged grid): val_metric / metric = the running sample-averaged predictive's (NaN during
 # burn-in), *_sample = the current sample's alone, alpha = the thermostat, ke = the kinetic energy.
 TRACE_COLUMNS = ["task", "method", "a", "eta", "seed", "step", "val_metric", "metric", "val_metric_sample",
                  "metric_sample", "alpha", "ke"]

@@ -79,10 +79,33 @@ def sgnht_ml_runs(kind="summary"):
     )
 
 
-def sgnht_ml_settings(wildcards):
-    """Settings of ONE ML job (task x seed): that task's own block ``sgnht.ml.<task>`` (its (a, eta) grid
-    runs inside the job); not the ``ml`` block, whose seed list would re-run every job when a seed is added."""
-    return SGNHT["ml"][wildcards.task]
+# a and eta of a grid cell in its paths: str(float(v)), Python's shortest repr, which float() reads back
+# exactly (as the ESCA rules' beta); float() first, so 1 and 1.0 in the config name the same cell.
+SGNHT_FLOAT = r"[0-9.e+-]+"
+
+
+def sgnht_ml_cells(task):
+    """The (a, eta) cells of a task's grid as path strings, a-major (the order of the merged tables)."""
+    s = SGNHT["ml"][task]
+    return [(str(float(a)), str(float(eta))) for a in s["a"] for eta in s["eta"]]
+
+
+def sgnht_ml_cell_files(kind):
+    """Input function of sgnht_ml_merge: the ``kind`` table of every cell of the job's task and seed."""
+
+    def files(wildcards):
+        return [f"results/sgnht/runs/ml/{wildcards.task}/seed{wildcards.seed}/cells/a{a}~eta{eta}/{kind}.parquet"
+                for a, eta in sgnht_ml_cells(wildcards.task)]
+
+    return files
+
+
+def sgnht_ml_cell_settings(wildcards):
+    """Settings of ONE ML cell job (task x seed x a x eta): the task's own block ``sgnht.ml.<task>`` without
+    its a and eta lists, plus the cell's a and eta (from the path, exact); not the ``ml`` block, whose seed
+    list would re-run every job when a seed is added. A new a or eta value adds cells and re-runs no cell."""
+    s = SGNHT["ml"][wildcards.task]
+    return {**{k: v for k, v in s.items() if k not in ("a", "eta")}, "a": float(wildcards.a), "eta": float(wildcards.eta)}
 
 
 def sgnht_ml_inputs(wildcards):
@@ -125,7 +148,13 @@ def sgnht_ml_chain_cpu_s(task, settings):
 
 
 def sgnht_ml_runs_cost(wildcards):
-    """Every chain of the task's (method x a x eta) grid, one after the other (350 MB measured)."""
+    """One (a, eta) cell of the task's grid: its SGHMC and SGNHT chains, one after the other (a whole grid of
+    16 chains in one job measured 350 MB; a cell holds the same data). Paper profile: LDA ~27 min of CPU
+    (the whole-grid job took ~3.2 h), BNN ~3.5 min, BPMF ~2.7 min."""
     s = SGNHT["ml"][wildcards.task]
-    chains = 2 * len(s["a"]) * len(s["eta"])
-    return Cost(COMPILE_CPU_S + chains * sgnht_ml_chain_cpu_s(wildcards.task, s), 450)
+    return Cost(COMPILE_CPU_S + 2 * sgnht_ml_chain_cpu_s(wildcards.task, s), 450)
+
+
+# Merge of a task x seed's cells: reads and concatenates a few small parquet tables (seconds) with the
+# library imported (the resident floor).
+sgnht_ml_merge_cost = fixed_cost(15, BASE_MEM_MB)
