@@ -64,7 +64,7 @@ PAPER_TARGETS["data"] = data_targets
 # 18,846 messages, 1.61M tokens in its 11,314 training documents).
 CORPUS_SIZE = {"wikipedia": (30729, 330, 830), "wiki_sggmc": (30729, 330, 830), "pubmed": (7400, 100, 150),
                "reuters": (21578, 80, 120), "news20_lda": (11314, 100, 150), "kos": (3430, 105, 140),
-               "news20": (18846, 100, 150), "news20_small": (18846, 100, 150), "news20_different": (2773, 100, 150),
+               "news20": (18846, 100, 150), "news20_small": (2000, 100, 150), "news20_different": (2773, 100, 150),
                "classic3": (3891, 50, 60), "classic300": (300, 50, 60), "msweb": (37711, 3, 3)}
 
 

@@ -60,9 +60,10 @@ def vmf_curve_runs_cost(wildcards):
     return Cost(COMPILE_CPU_S + cpu, 450)
 
 
-VMF_FIG3_SEC = 2e-8  # CPU s per (non-zero, cluster, iteration), EM run to max_iter: quick seed 0, classic3 7e-9 (15 s), news20 1.6e-8 (80 s)
+VMF_FIG3_SEC = 2e-8  # CPU s per (non-zero, cluster, iteration), EM run to max_iter: quick seed 0, classic3 7e-9 (15 s),
+# news20 1.6e-8 (80 s), news20_small 1.5e-8 (36 s)
 # (documents, tf-idf non-zeros per document) of the Fig. 3 corpora; an _svd<D> case is dense with D columns
-VMF_FIG3_SIZE = {"classic3": (3891, 50), "classic300": (300, 50), "news20": (18846, 90), "news20_small": (18846, 90)}
+VMF_FIG3_SIZE = {"classic3": (3891, 50), "classic300": (300, 50), "news20": (18846, 90), "news20_small": (2000, 90)}
 
 
 def vmf_fig3_runs_cost(wildcards):
