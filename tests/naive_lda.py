@@ -117,8 +117,10 @@ def esca_expected_next(X, D, W, T, alpha, beta):
     return D2, W2
 
 
-def cvb0_sweep(X, gamma, D, W, T, alpha, beta):
-    """One sequential CVB0 sweep (entries in CSR order, token excluded, entry tokens share gamma)."""
+def cvb0_sweep(X, gamma, D, W, T, alpha, beta, storage=np.float64):
+    """One sequential CVB0 sweep (entries in CSR order, token excluded, entry tokens share gamma).
+    gamma (float64) holds values of ``storage``: each new row is rounded to it (numpy's cast, round to
+    nearest even) and the counts receive exactly the rounded values."""
     X = sp.csr_matrix(X)
     V = X.shape[1]
     e = 0
@@ -127,7 +129,7 @@ def cvb0_sweep(X, gamma, D, W, T, alpha, beta):
             v, c = X.indices[j], X.data[j]
             g = gamma[e].astype(np.float64)
             x = np.maximum((D[m] - g + alpha) * (W[v] - g + beta) / (T - g + V * beta), 0)
-            gn = x / x.sum()
+            gn = (x / x.sum()).astype(storage).astype(np.float64)
             d = c * (gn - gamma[e])
             gamma[e] = gn
             D[m] += d

@@ -55,18 +55,66 @@ def test_cgs_matches_naive_draw_for_draw(small):
     np.testing.assert_array_equal(np.rint(m.components_ - b), W_ref.T)
 
 
-def test_cvb0_matches_naive(small):
+@pytest.mark.parametrize("gamma_dtype", ["float16", "float32"])
+def test_cvb0_matches_naive(small, gamma_dtype):
     K, a, b = 4, 0.3, 0.1
-    m = CVB0(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=0, seed=2).fit(small)
-    gamma = m._gamma.astype(np.float64).copy()
+    kw = dict(n_topics=K, doc_topic_prior=a, topic_word_prior=b, seed=2, gamma_dtype=gamma_dtype)
+    m = CVB0(n_iter=0, **kw).fit(small)
+    gamma = m.responsibilities()
     D, W, T = m._Dd.copy(), m._Wc.reshape(-1, K).copy(), m._Tc.copy()
     for _ in range(2):
-        naive.cvb0_sweep(small, gamma, D, W, T, a, b)
-    m2 = CVB0(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=2, seed=2).fit(small)
-    # gamma is stored in float32 by the engine: agreement to float32 precision
-    np.testing.assert_allclose(m2._Wc.reshape(-1, K), W, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(m2._Tc, T, rtol=1e-5)
-    assert np.isclose(m2._Tc.sum(), small.sum())
+        naive.cvb0_sweep(small, gamma, D, W, T, a, b, storage=np.dtype(gamma_dtype))
+    m2 = CVB0(n_iter=2, **kw).fit(small)
+    # same arithmetic and the same rounding of gamma to its storage: agreement to float64 precision
+    np.testing.assert_allclose(m2.responsibilities(), gamma, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(m2._Wc.reshape(-1, K), W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(m2._Tc, T, rtol=1e-12)
+
+
+@pytest.mark.parametrize("gamma_dtype", ["float16", "float32"])
+def test_cvb0_counts_are_sums_of_stored_gamma(corpus, gamma_dtype):
+    """D, W, T stay equal to the sums of c x gamma over the STORED (rounded) responsibilities after
+    many sweeps: the counts receive exactly the stored values, so removing a token's old
+    contribution is exact and the counts do not drift away from gamma."""
+    X = corpus[0]
+    K = 8
+    m = CVB0(n_topics=K, doc_topic_prior=0.1, topic_word_prior=0.05, n_iter=10, seed=4,
+             gamma_dtype=gamma_dtype).fit(X)
+    Xc = sp.csr_matrix(X)
+    g = m.responsibilities() * Xc.data[:, None]
+    rows = np.repeat(np.arange(Xc.shape[0]), np.diff(Xc.indptr))
+    D = np.zeros((Xc.shape[0], K))
+    np.add.at(D, rows, g)
+    W = np.zeros((Xc.shape[1], K))
+    np.add.at(W, Xc.indices, g)
+    np.testing.assert_allclose(m._Dd, D, rtol=0, atol=1e-9 * D.max())
+    np.testing.assert_allclose(m._Wc.reshape(-1, K), W, rtol=0, atol=1e-9 * W.max())
+    np.testing.assert_allclose(m._Tc, g.sum(axis=0), rtol=1e-9)
+    assert np.isclose(m._Tc.sum(), g.sum(), rtol=1e-12)
+
+
+def test_half_conversion_matches_numpy():
+    """binary16 helpers of the CVB0 storage: decode of all 65,536 patterns, encode (round to nearest
+    even) of every half value, every midpoint and its neighbours, and random values over the range."""
+    h = np.arange(2**16, dtype=np.uint16)
+    ref = h.view(np.float16).astype(np.float64)
+    out = np.array([kern.half_value(x) for x in h])
+    fin = np.isfinite(ref)
+    np.testing.assert_array_equal(out[fin], ref[fin])
+    np.testing.assert_array_equal(np.signbit(out[fin]), np.signbit(ref[fin]))
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(ref))
+    np.testing.assert_array_equal(np.isposinf(out), np.isposinf(ref))
+    vals = np.unique(ref[fin])
+    mids = (vals[:-1] + vals[1:]) / 2
+    rng = np.random.default_rng(0)
+    x = np.concatenate([vals, mids, np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf), rng.random(20000),
+                        np.exp(rng.uniform(-40, 12, 20000)) * rng.choice([-1, 1], 20000),
+                        [0.0, -0.0, np.inf, -np.inf, 65504.0, 65519.99, 65520.0, 1e300, 5e-324, 2.0**-25,
+                         2.0**-25 * (1 + 2**-52), 1.5 * 2.0**-24]])
+    with np.errstate(over="ignore"):
+        want = x.astype(np.float16).view(np.uint16)
+    got = np.array([kern.half_bits(v) for v in x], dtype=np.uint16)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_heldout_matches_naive(small, corpus):

@@ -13,6 +13,8 @@ None of these changes what a kernel computes; they give it instructions Numba do
   monotonic ordering), for counts written by several threads.
 - ``popcount64(x)`` / ``ctz64(x)``: number of set bits / index of the lowest set bit (64 for 0) of a
   64-bit integer (``llvm.ctpop.i64`` / ``llvm.cttz.i64``).
+- ``float64_bits(x)`` / ``bits_float64(b)``: the IEEE bit pattern of a float64 as an int64, and back
+  (``bitcast``, no conversion), for kernels that pack values into a storage format of their own.
 - ``dense_row8(ddf, cnt, off, pf, bsum, nrow, beta)``: one <8 x float32> vector loop,
   ``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` and the eight column sums
   ``bsum[j]``, for ESCA's dense word rows.
@@ -28,7 +30,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["prefetch", "prefetch_l2", "prefetch_read", "prefetch_write", "atomic_add", "popcount64", "ctz64",
-           "dense_row8"]
+           "float64_bits", "bits_float64", "dense_row8"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,6 +136,32 @@ def _make_bit_intrinsic(name):
 popcount64 = _make_bit_intrinsic("ctpop")
 #: index of the lowest set bit of a 64-bit integer (64 for 0)
 ctz64 = _make_bit_intrinsic("cttz")
+
+
+@intrinsic
+def float64_bits(typingctx, x):
+    """The IEEE-754 bit pattern of the float64 ``x`` as an int64 (a bitcast)."""
+    if not isinstance(x, types.Float) or x.bitwidth != 64:
+        return None
+    sig = types.int64(x)
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def bits_float64(typingctx, b):
+    """The float64 whose IEEE-754 bit pattern is the 64-bit integer ``b`` (a bitcast)."""
+    if not isinstance(b, types.Integer) or b.bitwidth != 64:
+        return None
+    sig = types.float64(b)
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return sig, codegen
 
 
 # ---------------------------------------------------------------------------------------------

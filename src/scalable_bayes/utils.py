@@ -1,4 +1,4 @@
-"""Small shared utilities: atomic file output, tables, logging set-up."""
+"""Small shared utilities: atomic file output, tables, logging set-up, available memory."""
 
 from __future__ import annotations
 
@@ -154,3 +154,40 @@ def numba_threads(n: int | None):
         yield n
     finally:
         numba.set_num_threads(old)
+
+
+def available_memory_bytes() -> int | None:
+    """Bytes this process can still allocate without swapping, as far as the system says: Linux's
+    ``MemAvailable`` (free memory plus reclaimable caches), lowered to what is left under the
+    process's cgroup (v2 ``memory.max - memory.current``, v1 ``memory.limit_in_bytes -
+    memory.usage_in_bytes``; a Slurm job's allocation) when that is smaller. None where neither can
+    be read (not Linux)."""
+    avail = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError):
+        pass
+    own = ""  # the process's cgroup v2 path ("0::/path" in /proc/self/cgroup)
+    try:
+        own = next((ln.split("::", 1)[1].strip() for ln in Path("/proc/self/cgroup").read_text().splitlines()
+                    if ln.startswith("0::")), "")
+    except OSError:
+        pass
+    v2 = [Path("/sys/fs/cgroup") / own.lstrip("/"), Path("/sys/fs/cgroup")] if own.strip("/") else [Path("/sys/fs/cgroup")]
+    pairs = [(d / "memory.max", d / "memory.current") for d in v2]
+    pairs.append((Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"), Path("/sys/fs/cgroup/memory/memory.usage_in_bytes")))
+    for limit_file, usage_file in pairs:
+        try:
+            limit = limit_file.read_text().strip()
+            usage = int(usage_file.read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if limit.isdigit() and int(limit) < 2**60:  # "max" or a huge number: no limit
+            left = max(0, int(limit) - usage)
+            avail = left if avail is None else min(avail, left)
+        break
+    return avail

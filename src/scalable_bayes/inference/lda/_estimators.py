@@ -578,19 +578,72 @@ class CollapsedGibbs(_LDABase):
 class CVB0(_LDABase):
     """CVB0 (Asuncion et al. 2009; ESCA eq. 14): deterministic zero-order collapsed variational
     updates gamma_mnk propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta) with expected counts
-    excluding the token; one gamma per (document, word) entry (float32), sequential sweep.
+    excluding the token; one responsibility row gamma per (document, word) entry, shared by its
+    tokens; sequential sweep (n_threads is used by the held-out evaluation only).
 
-    Attributes: components_ (K, V) expected W_kv + beta; history_; fit_time_.
+    Parameters (besides the common ones)
+    ------------------------------------
+    gamma_dtype : storage of gamma, ``"float16"`` (default: IEEE half precision, 2 bytes per
+        (entry, topic)) or ``"float32"`` (4 bytes). The update itself is computed in float64 either
+        way; only the stored responsibilities are rounded, and D, W, T receive exactly the stored
+        (rounded) values, so they always equal the sums of c x gamma over the stored rows and a
+        token's old contribution is removed exactly.
+
+    Why half precision by default: gamma is the whole memory of CVB0, nnz x K values (K = 1000 on
+    the Wikipedia stand-in's 6.6M-entry training split: 26 GB in float32, 13 GB in half).
+    Quality and speed against float32 storage: benchmarks/README_lda.md. Half precision keeps 11 significant bits (relative rounding error
+    at most 2^-11) for responsibilities >= 2^-14 and rounds smaller ones to multiples of 2^-24
+    (below 2^-25 to zero); those carry a negligible share of the expected counts. Numba has no
+    float16 on the CPU, so gamma is a uint16 array of binary16 bit patterns converted by the
+    kernels (``_kernels/half.py``, checked against numpy's float16 on every pattern). The other
+    design considered, exact float32 rows kept on disk and streamed by document block, was not
+    needed.
+
+    Memory: gamma (nnz x K x 2 or 4 bytes), D (M x K float64), W (V x K float64), T. ``fit``
+    refuses, before allocating, a state larger than the memory available to the process (Linux
+    MemAvailable, or what its cgroup allows), naming the fixes.
+
+    Attributes: components_ (K, V) expected W_kv + beta; history_; fit_time_; responsibilities()
+    (float64 copy of gamma, for small fits).
     """
 
     _name = "CVB0"
+    _GAMMA_DTYPES = {"float16": np.uint16, "float32": np.float32}  # float16: binary16 bit patterns
+
+    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
+                 seed=0, *, gamma_dtype="float16", evaluate_every=0, heldout_sweeps=20, callbacks=()):
+        super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed,
+                         evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
+        self.gamma_dtype = gamma_dtype
+
+    def get_params(self, deep=True):
+        p = super().get_params(deep)
+        p["gamma_dtype"] = self.gamma_dtype
+        return p
+
+    @staticmethod
+    def predict_state_nbytes(nnz: int, n_docs: int, n_words: int, n_topics: int, gamma_dtype="float16") -> int:
+        """Bytes of CVB0's state for a corpus of ``nnz`` (document, word) entries: gamma plus the
+        float64 counts D (n_docs x K), W (n_words x K) and T (K)."""
+        item = np.dtype(CVB0._GAMMA_DTYPES[gamma_dtype]).itemsize
+        return int(nnz) * int(n_topics) * item + 8 * (int(n_docs) + int(n_words) + 1) * int(n_topics)
 
     def _init_state(self, C: CorpusArrays):
+        from ...utils import available_memory_bytes
+
+        if self.gamma_dtype not in self._GAMMA_DTYPES:
+            raise ValueError(f"gamma_dtype must be one of {sorted(self._GAMMA_DTYPES)}, got {self.gamma_dtype!r}")
         K, V = int(self.n_topics), C.n_words
-        nbytes = C.indices.size * K * 4
-        if nbytes > 8 * 2**30:
-            raise ValueError(f"CVB0 needs {nbytes / 2**30:.1f} GiB of responsibilities; reduce K or the corpus")
-        self._gamma = np.empty((C.indices.size, K), np.float32)
+        need = self.predict_state_nbytes(C.indices.size, C.n_docs, V, K, self.gamma_dtype)
+        avail = available_memory_bytes()
+        if avail is not None and need > avail:
+            hint = "" if self.gamma_dtype == "float16" else "use gamma_dtype='float16' (half the memory), "
+            raise ValueError(
+                f"CVB0 at K = {K} on {C.indices.size:,} (document, word) entries needs {need / 2**30:.1f} GiB "
+                f"(responsibilities gamma: nnz x K x {np.dtype(self._GAMMA_DTYPES[self.gamma_dtype]).itemsize} "
+                f"bytes, plus the counts) but only {avail / 2**30:.1f} GiB are available; {hint}reduce K or the "
+                "number of training documents, or run on a machine (or job allocation) with more memory")
+        self._gamma = np.empty((C.indices.size, K), self._GAMMA_DTYPES[self.gamma_dtype])
         self._Dd = np.zeros((C.n_docs, K), np.float64)
         self._Wc = np.zeros(V * K, np.float64)
         self._Tc = np.zeros(K, np.float64)
@@ -604,5 +657,15 @@ class CVB0(_LDABase):
         W = np.maximum(self._Wc.reshape(-1, int(self.n_topics)).T, 0.0)
         return W + float(self.topic_word_prior)
 
+    def responsibilities(self) -> np.ndarray:
+        """(nnz, K) float64 values of the stored gamma, entries in CSR order of the non-empty
+        training documents (a copy: 8 bytes per (entry, topic); for small fits and tests)."""
+        self._check_fitted()
+        out = np.empty(self._gamma.shape, np.float64)
+        kern.cvb0_gamma(self._gamma, out)
+        return out
+
     def state_nbytes(self) -> int:
+        """Bytes of the fitted state: gamma (nnz x K x 2 bytes in half precision, 4 in float32) and the
+        float64 counts D, W, T."""
         return int(self._gamma.nbytes + self._Dd.nbytes + self._Wc.nbytes + self._Tc.nbytes)
