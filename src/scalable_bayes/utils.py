@@ -177,9 +177,10 @@ def available_memory_bytes() -> int | None:
                     if ln.startswith("0::")), "")
     except OSError:
         pass
-    v2 = [Path("/sys/fs/cgroup") / own.lstrip("/"), Path("/sys/fs/cgroup")] if own.strip("/") else [Path("/sys/fs/cgroup")]
+    root = Path("/sys/fs/cgroup")
+    v2 = [root / own.lstrip("/"), root] if own.strip("/") else [root]
     pairs = [(d / "memory.max", d / "memory.current") for d in v2]
-    pairs.append((Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"), Path("/sys/fs/cgroup/memory/memory.usage_in_bytes")))
+    pairs.append((root / "memory/memory.limit_in_bytes", root / "memory/memory.usage_in_bytes"))
     for limit_file, usage_file in pairs:
         try:
             limit = limit_file.read_text().strip()

@@ -5,7 +5,8 @@ Numba (0.68) has no float16 on the CPU (an ``np.float16`` array in a kernel rais
 in a uint16 array and converts with these two functions:
 
 - ``half_bits(x)``: the binary16 pattern nearest to the float64 ``x``, ties to even (overflow to
-  +-inf, NaN to NaN): the same pattern as numpy's ``np.float64(x).astype(np.float16)``;
+  +-inf, NaN to the quiet NaN 0x7E00): for every other x the pattern of numpy's
+  ``np.float64(x).astype(np.float16)``;
 - ``half_value(h)``: the exact float64 value of the pattern ``h`` (every binary16 value,
   subnormals included, is a float64).
 
@@ -20,60 +21,42 @@ from numba import njit
 
 from ....intrinsics import bits_float64, float64_bits
 
-_MANT64 = (1 << 52) - 1
 _ABS64 = (1 << 63) - 1
-_TWO_M24 = 2.0**-24
+_MAGIC = 2.0**28  # its ulp is 2^-24, the subnormal step of binary16
+_MAGIC_BITS = (1023 + 28) << 52
+_MIN_NORMAL_BITS = (1023 - 14) << 52  # 2^-14, the smallest normal binary16
+_OVERFLOW_BITS = (1023 + 16) << 52  # 2^16: from here on inf (65520 <= x < 2^16 rounds up to inf below)
+_INF_BITS = 0x7FF << 52
 
 
 @njit(cache=True)
 def half_bits(x):
-    """The binary16 bit pattern (uint16) nearest to the float64 ``x``, ties to even."""
+    """The binary16 bit pattern (uint16) nearest to the float64 ``x``, ties to even.
+
+    Both roundings are computed and one is selected (no data-dependent branch in the common case, so
+    that the sweep's loops stay fast): normal results drop 42 significand bits with the
+    round-to-nearest-even bias (2^41 - 1 plus the lowest kept bit; a carry moves to the next binade,
+    or to inf); subnormal results let the float64 adder round, x + 2^28 having an ulp of 2^-24.
+    """
     b = float64_bits(np.float64(x))
     sign = (b >> 48) & 0x8000
     a = b & _ABS64
-    exp = a >> 52
-    mant = a & _MANT64
-    if exp == 0x7FF:  # inf / NaN (NaN keeps the top 10 payload bits, at least one of them set)
-        if mant == 0:
-            return np.uint16(sign | 0x7C00)
-        r = 0x7C00 + (mant >> 42)
-        if r == 0x7C00:
-            r += 1
-        return np.uint16(sign | r)
-    e = exp - 1008  # biased half exponent (1023 - 15)
-    if e >= 31:
-        return np.uint16(sign | 0x7C00)
-    M = mant | (1 << 52)
-    if e > 0:
-        shift = 42
-    else:  # half subnormal: value / 2^-24 = M / 2^(43 - e)
-        shift = 43 - e
-        if shift >= 54:  # below 2^-25 (float64 zeros and subnormals too): rounds to zero
-            return np.uint16(sign)
-    r = M >> shift
-    rem = M & ((1 << shift) - 1)
-    halfway = 1 << (shift - 1)
-    if rem > halfway or (rem == halfway and (r & 1) == 1):
-        r += 1
-    if e > 0:
-        # r in [2^10, 2^11]: the implicit bit adds one to the exponent field, and a carry out of
-        # the significand (r = 2^11) moves to the next binade (or to inf at the top)
-        return np.uint16(sign | (((e - 1) << 10) + r))
-    return np.uint16(sign | r)  # r = 2^10 after rounding up is the smallest normal, as it should
+    n = (a + ((15 - 1023) << 52) + (1 << 41) - 1 + ((a >> 42) & 1)) >> 42
+    s = float64_bits(bits_float64(a) + _MAGIC) - _MAGIC_BITS
+    r = s if a < _MIN_NORMAL_BITS else n
+    if a >= _OVERFLOW_BITS:
+        r = 0x7E00 if a > _INF_BITS else 0x7C00
+    return np.uint16(sign | r)
 
 
 @njit(cache=True)
 def half_value(h):
-    """The float64 value of the binary16 bit pattern ``h``."""
+    """The float64 value of the binary16 bit pattern ``h``: the exponent rebiased by 1008 (1023 - 15);
+    a subnormal is built as 2^-14 (1 + f/1024) - 2^-14 (exact)."""
     h = np.int64(h)
-    e = (h >> 10) & 0x1F
-    f = h & 0x3FF
-    if e == 0:
-        v = f * _TWO_M24
-    elif e == 31:
-        v = np.inf if f == 0 else np.nan
-    else:
-        v = bits_float64(np.int64(((e + 1008) << 52) | (f << 42)))
-    if h & 0x8000:
-        v = -v
-    return v
+    a = h & 0x7FFF
+    sub = a < 0x400
+    v = bits_float64((a << 42) + ((1009 if sub else 1008) << 52)) - (2.0**-14 if sub else 0.0)
+    if a >= 0x7C00:
+        v = np.inf if a == 0x7C00 else np.nan
+    return bits_float64(float64_bits(v) | ((h & 0x8000) << 48))
