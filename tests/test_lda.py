@@ -448,6 +448,50 @@ def test_bad_parameters(small, kw, match):
             cls(**args).fit(small)
 
 
+def test_cvb0_bad_gamma_dtype(small):
+    with pytest.raises(ValueError, match="gamma_dtype"):
+        CVB0(n_topics=3, n_iter=1, gamma_dtype="float64").fit(small)
+
+
+@pytest.mark.parametrize("gamma_dtype,item", [("float16", 2), ("float32", 4)])
+def test_cvb0_state_size_and_memory_guard(small, monkeypatch, gamma_dtype, item):
+    """state_nbytes is the predicted size (gamma: item bytes per (entry, topic)); a state larger than the
+    available memory is refused before anything is allocated, with the sizes and the fixes named."""
+    import scalable_bayes.utils as utils
+
+    K = 5
+    m = CVB0(n_topics=K, n_iter=1, gamma_dtype=gamma_dtype).fit(small)
+    X = sp.csr_matrix(small)
+    n_docs = int((np.diff(X.indptr) > 0).sum())
+    assert m._gamma.dtype.itemsize == item
+    assert m.state_nbytes() == CVB0.predict_state_nbytes(X.nnz, n_docs, X.shape[1], K, gamma_dtype)
+    assert m.state_nbytes() == X.nnz * K * item + 8 * (n_docs + X.shape[1] + 1) * K
+    monkeypatch.setattr(utils, "available_memory_bytes", lambda: m.state_nbytes() - 1)
+    with pytest.raises(ValueError, match="reduce K") as err:
+        CVB0(n_topics=K, n_iter=1, gamma_dtype=gamma_dtype).fit(small)
+    assert ("gamma_dtype='float16'" in str(err.value)) == (gamma_dtype == "float32")
+    monkeypatch.setattr(utils, "available_memory_bytes", lambda: m.state_nbytes())
+    CVB0(n_topics=K, n_iter=1, gamma_dtype=gamma_dtype).fit(small)
+
+
+def test_float64_bit_intrinsics_round_trip():
+    from numba import njit
+
+    from scalable_bayes.intrinsics import bits_float64, float64_bits
+
+    @njit
+    def ops(xs, bits, back):
+        for i in range(xs.shape[0]):
+            bits[i] = float64_bits(xs[i])
+            back[i] = bits_float64(bits[i])
+
+    xs = np.array([0.0, -0.0, 1.0, -2.5, 5e-324, np.inf, -np.inf, 1e300, np.pi])
+    bits, back = np.empty(xs.size, np.int64), np.empty(xs.size)
+    ops(xs, bits, back)
+    np.testing.assert_array_equal(bits, xs.view(np.int64))
+    np.testing.assert_array_equal(back.view(np.int64), xs.view(np.int64))
+
+
 @pytest.mark.parametrize("dmin", [-1, 2.5, "all"])
 def test_bad_dense_min_topics(small, dmin):
     with pytest.raises((ValueError, TypeError), match="dense_min_topics|int"):
