@@ -453,6 +453,25 @@ def test_cvb0_bad_gamma_dtype(small):
         CVB0(n_topics=3, n_iter=1, gamma_dtype="float64").fit(small)
 
 
+def test_cvb0_auto_storage_follows_the_size_only(small, monkeypatch):
+    """gamma_dtype="auto" (the default) stores float32 while nnz x K x 4 bytes is within AUTO_FLOAT32_BYTES and
+    half precision above, whatever the machine; the fit equals the explicit storage's bit for bit."""
+    X = sp.csr_matrix(small)
+    K = 4
+    assert CVB0.resolve_gamma_dtype(X.nnz, K) == "float32"
+    assert CVB0.resolve_gamma_dtype(10**7, 1000) == "float16"  # 40 GB in float32
+    assert CVB0.resolve_gamma_dtype(2**30, 2) == "float32" and CVB0.resolve_gamma_dtype(2**30 + 1, 2) == "float16"
+    auto = CVB0(n_topics=K, n_iter=3, seed=1).fit(small)
+    assert auto.gamma_dtype_ == "float32" and auto._gamma.dtype == np.float32
+    f32 = CVB0(n_topics=K, n_iter=3, seed=1, gamma_dtype="float32").fit(small)
+    np.testing.assert_array_equal(auto.components_, f32.components_)
+    monkeypatch.setattr(CVB0, "AUTO_FLOAT32_BYTES", X.nnz * K * 4 - 1)  # the same corpus just above the limit
+    half = CVB0(n_topics=K, n_iter=3, seed=1).fit(small)
+    assert half.gamma_dtype_ == "float16" and half._gamma.dtype == np.uint16
+    f16 = CVB0(n_topics=K, n_iter=3, seed=1, gamma_dtype="float16").fit(small)
+    np.testing.assert_array_equal(half.components_, f16.components_)
+
+
 @pytest.mark.parametrize("gamma_dtype,item", [("float16", 2), ("float32", 4)])
 def test_cvb0_state_size_and_memory_guard(small, monkeypatch, gamma_dtype, item):
     """state_nbytes is the predicted size (gamma: item bytes per (entry, topic)); a state larger than the

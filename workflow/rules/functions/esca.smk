@@ -141,15 +141,27 @@ def esca_lda_run_threads(wildcards):
 # CPU seconds per training token and iteration at K topics (benchmarks/README_lda.md, quiet machine, one
 # thread: ESCA 9.0M tok/s at K = 100, 2.4-3.7M at K = 1000; tomotopy 9.1M / 0.96M; CGS 3.7-3.9M and CVB0
 # 3.0M at K = 100, their sweeps O(K) per token); the parallel engines spread the same CPU time over their
-# threads. CVB0 with its responsibilities in half precision costs 1.6-2.5x its float32 fit (measured on the
-# loaded VM, CVB0 docstring): 8 ns x K. The held-out fold-in is a dense O(K) Gibbs sweep (~1 ns x K per token).
+# threads. CVB0 with its responsibilities in half precision (gamma_dtype "auto" above 8 GiB of float32
+# responsibilities) costs 1.6-2.5x its float32 fit (measured on the loaded VM, CVB0 docstring): 8 ns x K.
+# The held-out fold-in is a dense O(K) Gibbs sweep (~1 ns x K per token).
 ESCA_SEC_PER_TOKEN = {"ESCA": lambda K: 80e-9 + 0.34e-9 * K, "tomotopy": lambda K: max(110e-9, 1.05e-9 * K),
-                      "CGS": lambda K: 2.6e-9 * K, "ESCA_plain": lambda K: 2.6e-9 * K, "CVB0": lambda K: 8.0e-9 * K}
+                      "CGS": lambda K: 2.6e-9 * K, "ESCA_plain": lambda K: 2.6e-9 * K, "CVB0": lambda K: 3.3e-9 * K,
+                      "CVB0_half": lambda K: 8.0e-9 * K}
+CVB0_AUTO_FLOAT32_BYTES = 8 * 2**30  # CVB0(gamma_dtype="auto"): float32 responsibilities up to this size
+
+
+def esca_cvb0_gamma_bytes(wildcards):
+    """Bytes per (entry, topic) of one CVB0 run's responsibilities: 4 (float32) while nnz x K x 4 bytes fits
+    in 8 GiB, else 2 (half precision), as CVB0(gamma_dtype="auto") decides."""
+    s = esca_lda_run_settings(wildcards)
+    docs = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs"))
+    nnz = docs * CORPUS_SIZE[wildcards.esca_train][1]
+    return 4 if nnz * s["n_topics"] * 4 <= CVB0_AUTO_FLOAT32_BYTES else 2
 
 
 def esca_lda_run_mem_mb(wildcards):
-    """Peak memory (MB) of one LDA run. CVB0 keeps one half-precision gamma per (document, word) entry and
-    topic (nnz x K x 2 bytes) and dense float64 document-topic counts (docs x K x 8), with CORPUS_SIZE's upper
+    """Peak memory (MB) of one LDA run. CVB0 keeps one gamma per (document, word) entry and topic (nnz x K x
+    4 bytes in float32, 2 in half precision: esca_cvb0_gamma_bytes) and dense float64 document-topic counts (docs x K x 8), with CORPUS_SIZE's upper
     bounds; measured peak RSS of CVB0 on Fig. 2's paper-scale Wikipedia training split (20,443 documents,
     6.61M entries; one sweep and a 2,000-document held-out evaluation): 3,108 MiB at K = 200, 6,983 MiB at
     K = 500, i.e. 525 MiB + 12.9 MiB x K (the state's 12.8 MiB x K plus the evaluation's copies of the
@@ -161,7 +173,7 @@ def esca_lda_run_mem_mb(wildcards):
     docs = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs"))
     K = s["n_topics"]
     if wildcards.esca_method == "CVB0":
-        return BASE_MEM_MB + 300 + docs * K * (nnz_doc * 2 + 8) / 1e6
+        return BASE_MEM_MB + 300 + docs * K * (nnz_doc * esca_cvb0_gamma_bytes(wildcards) + 8) / 1e6
     return BASE_MEM_MB + 300 + 30e-6 * docs * tok_doc + 8e-6 * K * (docs + 10000)
 
 
@@ -174,7 +186,10 @@ def esca_lda_runs_cost(wildcards):
     test_docs = s.get("max_test_docs") or corpus_train_docs(wildcards.esca_test)
     test = test_docs * CORPUS_SIZE[wildcards.esca_test][2]
     n_eval = n_iter // max(1, s.get("evaluate_every") or n_iter) + 1
-    sec = train * n_iter * ESCA_SEC_PER_TOKEN[wildcards.esca_method](K) \
+    method = wildcards.esca_method
+    if method == "CVB0" and esca_cvb0_gamma_bytes(wildcards) == 2:
+        method = "CVB0_half"
+    sec = train * n_iter * ESCA_SEC_PER_TOKEN[method](K) \
         + n_eval * s.get("heldout_sweeps", 20) * test * 1e-9 * K
     return Cost(COMPILE_CPU_S + sec, esca_lda_run_mem_mb(wildcards), esca_lda_run_threads(wildcards))
 

@@ -583,13 +583,16 @@ class CVB0(_LDABase):
 
     Parameters (besides the common ones)
     ------------------------------------
-    gamma_dtype : storage of gamma, ``"float16"`` (default: IEEE half precision, 2 bytes per
-        (entry, topic)) or ``"float32"`` (4 bytes). The update itself is computed in float64 either
-        way; only the stored responsibilities are rounded, and D, W, T receive exactly the stored
-        (rounded) values, so they always equal the sums of c x gamma over the stored rows and a
-        token's old contribution is removed exactly.
+    gamma_dtype : storage of gamma: ``"auto"`` (default: float32 while its float32 responsibilities
+        take at most ``AUTO_FLOAT32_BYTES`` = 8 GiB, half precision above), ``"float32"`` (4 bytes
+        per (entry, topic)) or ``"float16"`` (IEEE half precision, 2 bytes). The choice depends on
+        the corpus and K only, never on the machine, so a fit is the same everywhere; the storage used
+        is ``gamma_dtype_`` after ``fit``. The update itself is computed in float64 either way; only
+        the stored responsibilities are rounded, and D, W, T receive exactly the stored (rounded)
+        values, so they always equal the sums of c x gamma over the stored rows and a token's old
+        contribution is removed exactly.
 
-    Why half precision by default: gamma is the whole memory of CVB0, nnz x K values: at K = 1000 on the
+    Why half precision for large fits: gamma is the whole memory of CVB0, nnz x K values: at K = 1000 on the
     Wikipedia stand-in's paper-scale training split (20,443 documents, 6.61M entries) 24.6 GiB in
     float32, 12.3 GiB in half; measured peak RSS 525 MiB + 12.9 MiB x K (K = 200 and 500, extrapolated:
     13.1 GiB at K = 1000). Half precision keeps 11 significant bits (relative rounding error at most
@@ -599,7 +602,9 @@ class CVB0(_LDABase):
     log-likelihood by document completion; benchmarks/README_lda.md): K = 100 on 2,000 documents,
     4 seeds, half - float32 = -0.0003 +- 0.0005 (mean +- sd of the paired differences), seed-to-seed
     sd 0.0034; K = 1000 on 500 documents, 3 seeds, +0.0019 +- 0.0018, seed-to-seed sd 0.0072: the
-    same quality within the seed-to-seed spread. The price is time: a fit costs 1.6-1.7x the float32
+    same quality within the seed-to-seed spread. The price is time (hence float32 while it fits in
+    8 GiB, which keeps every fit of the quick profile and the timings it compares in float32): a fit
+    costs 1.6-1.7x the float32
     one at K = 1000, 1.7-2.5x at K = 100 (CPU time, same runs, on a loaded 2-core VM; the conversions
     are integer bit operations, no hardware half conversion). The other design considered, exact float32 rows kept on disk and
     processed by document block, would keep float32's speed per (entry, topic) but read and write
@@ -611,15 +616,17 @@ class CVB0(_LDABase):
     refuses, before allocating, a state larger than the memory available to the process (Linux
     MemAvailable, or what its cgroup allows), naming the fixes.
 
-    Attributes: components_ (K, V) expected W_kv + beta; history_; fit_time_; responsibilities()
+    Attributes: components_ (K, V) expected W_kv + beta; gamma_dtype_ (the storage used); history_;
+    fit_time_; responsibilities()
     (float64 copy of gamma, for small fits).
     """
 
     _name = "CVB0"
     _GAMMA_DTYPES = {"float16": np.uint16, "float32": np.float32}  # float16: binary16 bit patterns
+    AUTO_FLOAT32_BYTES = 8 * 2**30  # "auto": float32 responsibilities up to this size, half precision above
 
     def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, gamma_dtype="float16", evaluate_every=0, heldout_sweeps=20, callbacks=()):
+                 seed=0, *, gamma_dtype="auto", evaluate_every=0, heldout_sweeps=20, callbacks=()):
         super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed,
                          evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.gamma_dtype = gamma_dtype
@@ -630,28 +637,39 @@ class CVB0(_LDABase):
         return p
 
     @staticmethod
-    def predict_state_nbytes(nnz: int, n_docs: int, n_words: int, n_topics: int, gamma_dtype="float16") -> int:
+    def resolve_gamma_dtype(nnz: int, n_topics: int, gamma_dtype="auto") -> str:
+        """The storage ``gamma_dtype`` stands for on a corpus of ``nnz`` (document, word) entries at K =
+        ``n_topics``: ``"auto"`` is ``"float32"`` while nnz x K x 4 bytes <= AUTO_FLOAT32_BYTES, else
+        ``"float16"``."""
+        if gamma_dtype == "auto":
+            return "float32" if int(nnz) * int(n_topics) * 4 <= CVB0.AUTO_FLOAT32_BYTES else "float16"
+        if gamma_dtype not in CVB0._GAMMA_DTYPES:
+            raise ValueError(f"gamma_dtype must be 'auto' or one of {sorted(CVB0._GAMMA_DTYPES)}, got {gamma_dtype!r}")
+        return gamma_dtype
+
+    @staticmethod
+    def predict_state_nbytes(nnz: int, n_docs: int, n_words: int, n_topics: int, gamma_dtype="auto") -> int:
         """Bytes of CVB0's state for a corpus of ``nnz`` (document, word) entries: gamma plus the
         float64 counts D (n_docs x K), W (n_words x K) and T (K)."""
+        gamma_dtype = CVB0.resolve_gamma_dtype(nnz, n_topics, gamma_dtype)
         item = np.dtype(CVB0._GAMMA_DTYPES[gamma_dtype]).itemsize
         return int(nnz) * int(n_topics) * item + 8 * (int(n_docs) + int(n_words) + 1) * int(n_topics)
 
     def _init_state(self, C: CorpusArrays):
         from ...utils import available_memory_bytes
 
-        if self.gamma_dtype not in self._GAMMA_DTYPES:
-            raise ValueError(f"gamma_dtype must be one of {sorted(self._GAMMA_DTYPES)}, got {self.gamma_dtype!r}")
         K, V = int(self.n_topics), C.n_words
-        need = self.predict_state_nbytes(C.indices.size, C.n_docs, V, K, self.gamma_dtype)
+        dtype = self.gamma_dtype_ = self.resolve_gamma_dtype(C.indices.size, K, self.gamma_dtype)
+        need = self.predict_state_nbytes(C.indices.size, C.n_docs, V, K, dtype)
         avail = available_memory_bytes()
         if avail is not None and need > avail:
-            hint = "" if self.gamma_dtype == "float16" else "use gamma_dtype='float16' (half the memory), "
+            hint = "" if dtype == "float16" else "use gamma_dtype='float16' (half the memory), "
             raise ValueError(
                 f"CVB0 at K = {K} on {C.indices.size:,} (document, word) entries needs {need / 2**30:.1f} GiB "
-                f"(responsibilities gamma: nnz x K x {np.dtype(self._GAMMA_DTYPES[self.gamma_dtype]).itemsize} "
+                f"(responsibilities gamma: nnz x K x {np.dtype(self._GAMMA_DTYPES[dtype]).itemsize} "
                 f"bytes, plus the counts) but only {avail / 2**30:.1f} GiB are available; {hint}reduce K or the "
                 "number of training documents, or run on a machine (or job allocation) with more memory")
-        self._gamma = np.empty((C.indices.size, K), self._GAMMA_DTYPES[self.gamma_dtype])
+        self._gamma = np.empty((C.indices.size, K), self._GAMMA_DTYPES[dtype])
         self._Dd = np.zeros((C.n_docs, K), np.float64)
         self._Wc = np.zeros(V * K, np.float64)
         self._Tc = np.zeros(K, np.float64)
