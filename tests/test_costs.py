@@ -56,7 +56,7 @@ def test_a_cycle_is_refused():
         estimate.wall_time([_job(0, 1, deps=[1]), _job(1, 1, deps=[0])], 1)
 
 
-@pytest.mark.parametrize("configfile", ["smoke.yaml", "config.yaml"])
+@pytest.mark.parametrize("configfile", ["smoke.yaml", "config.yaml", "paper.yaml"])
 def test_every_request_covers_its_prediction_on_a_node_of_this_machine(configfile, tmp_path):
     """check_requests.py on a node of this machine's size (2 CPUs would refuse the 2-thread jobs' siblings
     of more threads, so 64 CPUs; 24 GB): every job has a cost model, no prediction exceeds its own request

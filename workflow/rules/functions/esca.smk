@@ -142,11 +142,12 @@ def esca_lda_run_threads(wildcards):
 # thread: ESCA 9.0M tok/s at K = 100, 2.4-3.7M at K = 1000; tomotopy 9.1M / 0.96M; CGS 3.7-3.9M and CVB0
 # 3.0M at K = 100, their sweeps O(K) per token); the parallel engines spread the same CPU time over their
 # threads. CVB0 with its responsibilities in half precision (gamma_dtype "auto" above 8 GiB of float32
-# responsibilities) costs 1.6-2.5x its float32 fit (measured on the loaded VM, CVB0 docstring): 8 ns x K.
+# responsibilities) costs 1.6-1.7x its float32 fit at K = 1000 (1.7-2.5x at K = 100; measured on the loaded VM,
+# CVB0 docstring): 5.6 ns x K.
 # The held-out fold-in is a dense O(K) Gibbs sweep (~1 ns x K per token).
 ESCA_SEC_PER_TOKEN = {"ESCA": lambda K: 80e-9 + 0.34e-9 * K, "tomotopy": lambda K: max(110e-9, 1.05e-9 * K),
                       "CGS": lambda K: 2.6e-9 * K, "ESCA_plain": lambda K: 2.6e-9 * K, "CVB0": lambda K: 3.3e-9 * K,
-                      "CVB0_half": lambda K: 8.0e-9 * K}
+                      "CVB0_half": lambda K: 5.6e-9 * K}
 CVB0_AUTO_FLOAT32_BYTES = 8 * 2**30  # CVB0(gamma_dtype="auto"): float32 responsibilities up to this size
 
 
