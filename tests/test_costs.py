@@ -83,6 +83,9 @@ def test_check_requests_names_a_prediction_above_its_request():
     assert any("5000 MB > 4500 MB per node" in p for p in problems)
     assert any("50 min > its request --time=30" in p for p in problems)
     assert cr.prediction_problems({**row, "cost_cpu_s": 3000, "cost_mem_mb": 3000}, req, 8000) == []
+    assert any("asks for 2 threads but its cost model says it uses 1" in p
+               for p in cr.prediction_problems({**row, "cost_threads": 1}, req, 8000))
+    assert cr.prediction_problems({**row, "cost_cpu_s": 3000, "cost_mem_mb": 3000, "cost_threads": 2}, req, 8000) == []
 
 
 def test_estimate_of_the_paper_profile(tmp_path):

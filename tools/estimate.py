@@ -46,6 +46,7 @@ def dag_costs(configfiles: list[Path], workdir: Path, missing: bool = False) -> 
             rows.append({"id": ids[job], "rule": job.rule.name, "paper": Path(job.rule.snakefile).stem,
                          "wildcards": dict(job.wildcards_dict), "threads": max(1, int(job.threads)),
                          "cpu_s": float(cpu), "mem_mb": float(res.get("cost_mem_mb") or 0),
+                         "wall_s": float(res.get("cost_wall_s") or cpu / max(1, int(job.threads))),
                          "request_mem_mb": res.get("mem_mb"), "request_min": res.get("runtime"),
                          "benchmark": str(job.benchmark) if job.benchmark else None,
                          "deps": sorted(ids[d] for d in w.dag.dependencies[job] if d in ids)})
@@ -55,7 +56,8 @@ def dag_costs(configfiles: list[Path], workdir: Path, missing: bool = False) -> 
 def wall_time(rows: list[dict], cores: int) -> float:
     """Seconds to run every job on ``cores`` cores: a list schedule, longest remaining chain first."""
     n = len(rows)
-    dur = [r["cpu_s"] / min(r["threads"], cores) for r in rows]
+    # a job's predicted wall time on its threads, stretched when the machine has fewer cores
+    dur = [r.get("wall_s", r["cpu_s"] / r["threads"]) * r["threads"] / min(r["threads"], cores) for r in rows]
     need = [min(r["threads"], cores) for r in rows]
     children = defaultdict(list)
     waiting = [len(r["deps"]) for r in rows]
@@ -117,13 +119,13 @@ def summary(rows: list[dict], cores: list[int]) -> str:
         by[r["paper"]].append(r)
     for paper in sorted(by, key=lambda p: -sum(r["cpu_s"] for r in by[p])):
         rs = by[paper]
-        longest = max(rs, key=lambda r: r["cpu_s"] / r["threads"])
+        longest = max(rs, key=lambda r: r["wall_s"])
         lines.append(f"{paper:8} {len(rs):5d} {sum(r['cpu_s'] for r in rs) / 3600:7.2f}  {_label(longest)[:58]:58} "
-                     f"{longest['cpu_s'] / longest['threads'] / 3600:5.2f}  {max(r['mem_mb'] for r in rs):8.0f}")
-    longest = max(rows, key=lambda r: r["cpu_s"] / r["threads"])
+                     f"{longest['wall_s'] / 3600:5.2f}  {max(r['mem_mb'] for r in rs):8.0f}")
+    longest = max(rows, key=lambda r: r["wall_s"])
     peak = max(rows, key=lambda r: r["mem_mb"])
     lines.append(f"{'total':8} {len(rows):5d} {sum(r['cpu_s'] for r in rows) / 3600:7.2f}")
-    lines.append(f"longest job: {_label(longest)}, {longest['cpu_s'] / longest['threads'] / 3600:.2f} h on "
+    lines.append(f"longest job: {_label(longest)}, {longest['wall_s'] / 3600:.2f} h on "
                  f"{longest['threads']} core(s)")
     lines.append(f"peak memory: {_label(peak)}, {peak['mem_mb'] / 1000:.1f} GB")
     for n in cores:

@@ -13,7 +13,8 @@ count), --mem per node. Prints one line per distinct request with the largest pr
 peak memory of its jobs, and exits 1, naming the jobs, if any request can never be satisfied (such a
 job would otherwise wait in the queue forever on a cluster whose partitions do not refuse it at
 submission: EnforcePartLimits=NO, the Slurm default), or if a job's predicted peak memory or wall time
-exceeds its own request or its predicted memory the largest node (Slurm would kill it).
+exceeds its own request or its predicted memory the largest node (Slurm would kill it), or if a job's
+threads differ from the cores its cost model says it uses.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def sbatch_requests(configfiles: list[Path], workdir: Path, profile: Path = PROF
             rows.append({"rule": job.rule.name, "wildcards": dict(job.wildcards_dict),
                          "sbatch": get_submit_command(job, params), "threads": job.threads,
                          "cost_cpu_s": res.get("cost_cpu_s"), "cost_mem_mb": res.get("cost_mem_mb"),
+                         "cost_threads": res.get("cost_threads"), "cost_wall_s": res.get("cost_wall_s"),
                          "runtime": res.get("runtime")})
     return rows
 
@@ -153,7 +155,7 @@ def main(argv=None) -> int:
         g["n"] += 1
         g["why"] += [w for w in problems if w not in g["why"]]
         if r["cost_cpu_s"] is not None:
-            g["cpu"] = max(g["cpu"] or 0, r["cost_cpu_s"] / max(1, r["threads"]))
+            g["cpu"] = max(g["cpu"] or 0, _wall_s(r))
             g["mem"] = max(g["mem"] or 0, r["cost_mem_mb"])
     for (rule, _, _), g in sorted(groups.items(), key=lambda kv: kv[0][0]):
         req = g["req"]
@@ -172,6 +174,12 @@ def main(argv=None) -> int:
     return 0
 
 
+def _wall_s(row: dict) -> float:
+    """Predicted wall time (s) of a job: its model's, else CPU time over threads."""
+    w = row.get("cost_wall_s")
+    return float(w) if w is not None else row["cost_cpu_s"] / max(1, row["threads"])
+
+
 def prediction_problems(row: dict, req: dict, node_mem_mb: int) -> list[str]:
     """Where a job's predicted cost (its rule's cost model) exceeds its own request or the largest node:
     peak memory above --mem (per node) or the node's memory, wall time (CPU time / threads) above --time."""
@@ -183,9 +191,11 @@ def prediction_problems(row: dict, req: dict, node_mem_mb: int) -> list[str]:
         out.append(f"predicted peak {row['cost_mem_mb']} MB > its request --mem={mem_req}")
     if row["cost_mem_mb"] > node_mem_mb:
         out.append(f"predicted peak {row['cost_mem_mb']} MB > {node_mem_mb} MB per node")
-    wall_min = row["cost_cpu_s"] / max(1, row["threads"]) / 60
+    wall_min = _wall_s(row) / 60
     if row["runtime"] is not None and wall_min > float(row["runtime"]):
         out.append(f"predicted {wall_min:.0f} min > its request --time={row['runtime']}")
+    if row.get("cost_threads") is not None and int(row["cost_threads"]) != int(row["threads"]):
+        out.append(f"asks for {row['threads']} threads but its cost model says it uses {row['cost_threads']}")
     return out
 
 

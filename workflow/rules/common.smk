@@ -109,15 +109,18 @@ CONDA_ENV = "../../envs/pipeline.yaml"
 class Cost:
     """Predicted cost of one job: ``cpu_s`` CPU seconds (on one core of the reference machine: the
     project's 2-core x86-64 development machine, where the models were calibrated), ``mem_mb`` peak
-    resident memory (MB), ``threads`` cores the job keeps busy (its wall time is ``cpu_s / threads``)."""
+    resident memory (MB), ``threads`` cores the job asks for and uses, ``wall_s`` its wall time on them
+    (default ``cpu_s / threads``: every thread busy throughout)."""
 
-    __slots__ = ("cpu_s", "mem_mb", "threads")
+    __slots__ = ("cpu_s", "mem_mb", "threads", "wall_s")
 
-    def __init__(self, cpu_s, mem_mb, threads=1):
+    def __init__(self, cpu_s, mem_mb, threads=1, wall_s=None):
         self.cpu_s, self.mem_mb, self.threads = float(cpu_s), float(mem_mb), int(threads)
+        self.wall_s = self.cpu_s / max(1, self.threads) if wall_s is None else float(wall_s)
 
     def __repr__(self):
-        return f"Cost(cpu_s={self.cpu_s:.0f}, mem_mb={self.mem_mb:.0f}, threads={self.threads})"
+        return (f"Cost(cpu_s={self.cpu_s:.0f}, mem_mb={self.mem_mb:.0f}, threads={self.threads}, "
+                f"wall_s={self.wall_s:.0f})")
 
 
 # Python, numpy, pandas, numba and the library loaded: the resident floor of every job (measured
@@ -130,6 +133,7 @@ COMPILE_CPU_S = 10
 # largest measured peak, within ~15% of it), in steps of 100 MB. Time: 2 x the predicted wall time
 # (a cluster core can be slower than the reference machine's) + 5 minutes of start-up, doubled on each
 # retry (the profile retries once: a job that ran out of time on a slow or loaded node asks for more).
+# The predicted wall time travels as cost_wall_s (tools/estimate.py schedules on it).
 MEM_MARGIN, MEM_SLACK_MB = 1.3, 300
 TIME_MARGIN, TIME_SLACK_MIN = 2.0, 5
 
@@ -139,14 +143,15 @@ def request_mem_mb(cost):
 
 
 def request_runtime(cost, attempt=1):
-    return int(TIME_SLACK_MIN + -(-TIME_MARGIN * cost.cpu_s / max(1, cost.threads) // 60)) * int(attempt)
+    return int(TIME_SLACK_MIN + -(-TIME_MARGIN * cost.wall_s // 60)) * int(attempt)
 
 
 def cost_resources(model, runtime=None):
     """Resources of a rule whose jobs cost ``model(wildcards) -> Cost``: ``mem_mb`` and ``runtime`` (the
     sbatch --mem and --time) from the prediction, and the prediction itself (``cost_cpu_s``,
-    ``cost_mem_mb``) for the estimate and the request check. Use as ``resources: **cost_resources(f)``;
-    the rule's ``threads`` should be ``model(...).threads``. ``runtime`` (minutes) replaces the request
+    ``cost_mem_mb``, ``cost_threads``) for the estimate and the request check. Use as ``resources:
+    **cost_resources(f)``; the rule's ``threads`` must be ``model(...).threads`` (check_requests.py fails
+    on a job whose threads differ). ``runtime`` (minutes) replaces the request
     of a job whose wall time is not its CPU time (a download)."""
     return {
         "mem_mb": lambda wildcards: request_mem_mb(model(wildcards)),
@@ -154,6 +159,8 @@ def cost_resources(model, runtime=None):
         else runtime,
         "cost_cpu_s": lambda wildcards: int(round(model(wildcards).cpu_s)),
         "cost_mem_mb": lambda wildcards: int(round(model(wildcards).mem_mb)),
+        "cost_threads": lambda wildcards: model(wildcards).threads,
+        "cost_wall_s": lambda wildcards: int(round(model(wildcards).wall_s)),
     }
 
 
@@ -167,4 +174,5 @@ def light_resources(mem_mb, runtime=10):
     """Resources of a figure, table or claims job: not modelled (each takes seconds, together a few per cent
     of a run); ``mem_mb`` is set by hand from the data the job reads, and the estimate counts it as 30 s of
     CPU and half its memory request."""
-    return {"mem_mb": mem_mb, "runtime": runtime, "cost_cpu_s": 30, "cost_mem_mb": mem_mb // 2}
+    return {"mem_mb": mem_mb, "runtime": runtime, "cost_cpu_s": 30, "cost_mem_mb": mem_mb // 2, "cost_threads": 1,
+            "cost_wall_s": 30}

@@ -132,7 +132,8 @@ def esca_test_dir(wildcards):
 
 
 def esca_lda_run_threads(wildcards):
-    """Cores of one LDA run: its thread count for the parallel engines; CGS and CVB0 sweep sequentially."""
+    """Cores of one LDA run: its thread count for the parallel engines; CGS and CVB0 sweep sequentially and
+    ask for one core (their held-out evaluations, run with the path's thread count, share it)."""
     return int(wildcards.esca_threads) if wildcards.esca_method in ESCA_PARALLEL_METHODS else 1
 
 

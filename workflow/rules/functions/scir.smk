@@ -87,12 +87,14 @@ def scir_simplex_runs_cost(wildcards):
 
 
 def scir_runs_cost(wildcards):
-    """LDA (SCIR, SGRLD: n_iter minibatches of batch_size documents, `sweeps` local Gibbs sweeps each; the
-    exact collapsed Gibbs reference: cgs_iter sweeps of the training split; both: held-out evaluations of
-    heldout_sweeps sweeps of the test documents) at ~1.6e-7 s (stochastic samplers, 2 threads) and
-    ~7e-8 s (CGS) per token visit at K = 50 (quick run: SGRLD 34 s, CGS 14 s). Memory: the training split's
-    token arrays, ~30 kB per document (quick: 611 MB for 10,989 documents). DP mixture (msweb, the
-    paper's sizes in both profiles): 5-10 s, 420 MB."""
+    """LDA at K = 50 (scaled linearly in K). SCIR, SGRLD: n_iter minibatches of batch_size documents with
+    `sweeps` local Gibbs sweeps each, ~1.4e-7 CPU s per token visit, and the held-out evaluations
+    (heldout_sweeps sweeps of the test documents), ~6e-8 CPU s per token visit, on 2 threads (fitted to the
+    quick run, SGRLD 34 s, and the paper-scale run, SCIR/SGRLD 239-252 s). The exact collapsed Gibbs
+    reference: cgs_iter sequential sweeps of the training split and its evaluations, ~1.2e-7 CPU s per token
+    visit (paper-scale run: 218-235 s), the evaluations on the job's threads. Memory: the training split's
+    token arrays, ~25 kB per document (quick: 611 MB for 10,989 documents; paper scale: 580-790 MB for
+    20,729). DP mixture (msweb, the paper's sizes in both profiles): 5-10 s, 420 MB."""
     s = SCIR[wildcards.exp]
     if wildcards.exp == "dp":
         return Cost(COMPILE_CPU_S + 15 * s["n_iter"] / 1000, 450)
@@ -101,9 +103,11 @@ def scir_runs_cost(wildcards):
     test = (s.get("max_test_docs") or 1000) * tok * s.get("heldout_sweeps", 20)
     K = s["n_topics"] / 50
     mem = BASE_MEM_MB + 0.025 * docs
-    if wildcards.method == "CGS":
+    threads = s.get("threads", 1)
+    if wildcards.method == "CGS":  # sequential sweeps; the held-out evaluations use the job's threads
         n_eval = s["cgs_iter"] // s["cgs_evaluate_every"] + 1
-        return Cost(COMPILE_CPU_S + 7e-8 * K * (s["cgs_iter"] * docs * tok + n_eval * test), mem)
+        sweeps, evals = 1.2e-7 * K * s["cgs_iter"] * docs * tok, 1.2e-7 * K * n_eval * test
+        return Cost(COMPILE_CPU_S + sweeps + evals, mem, threads, COMPILE_CPU_S + sweeps + evals / threads)
     n_eval = s["n_iter"] // s["evaluate_every"] + 1
-    work = s["n_iter"] * s["batch_size"] * s["sweeps"] * tok + n_eval * test
-    return Cost(COMPILE_CPU_S + 1.6e-7 * K * work, mem, s.get("threads", 1))
+    work = 1.4e-7 * s["n_iter"] * s["batch_size"] * s["sweeps"] * tok + 6e-8 * n_eval * test
+    return Cost(COMPILE_CPU_S + K * work, mem, threads)
