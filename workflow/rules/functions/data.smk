@@ -57,15 +57,18 @@ PAPER_TARGETS["data"] = data_targets
 
 
 # ---- Corpus sizes for the cost models (the corpora are not built when the DAG is) ----------------
-# (documents of the whole corpus, non-zeros per document, tokens per document): Wikipedia and KOS from the
-# catalogue's counts (src/scalable_bayes/corpora/sources.py; Wikipedia: 30,729 articles, 9.81M non-zeros,
-# 21.5M tokens -> 320 / 700 per article over the whole sample; its first 10,989 articles 826 tokens each:
-# 830 is used); the others are upper bounds (OHSUMED 7,400 abstracts, Reuters 21,578 records, 20 Newsgroups
-# 18,846 messages, 1.61M tokens in its 11,314 training documents).
-CORPUS_SIZE = {"wikipedia": (30729, 330, 830), "wiki_sggmc": (30729, 330, 830), "pubmed": (7400, 100, 150),
-               "reuters": (21578, 80, 120), "news20_lda": (11314, 100, 150), "kos": (3430, 105, 140),
-               "news20": (18846, 100, 150), "news20_small": (2000, 100, 150), "news20_different": (2773, 100, 150),
-               "classic3": (3891, 50, 60), "classic300": (300, 50, 60), "msweb": (37711, 3, 3)}
+# (documents of the whole corpus, non-zeros per document, tokens per document). Wikipedia's and KOS's
+# document counts are the catalogue's (src/scalable_bayes/corpora/sources.py: the Wikipedia sample's bag of
+# words, 30,729 articles, 9.81M non-zeros, 21.5M tokens -> 320 / 700 per article; its first 10,989 articles
+# hold 826 tokens each, so 330 / 830 are used; KOS 3,430 / 353k / 468k); the others are upper bounds
+# (OHSUMED 7,400 abstracts, Reuters 21,578 records, 20 Newsgroups 18,846 messages, 1.61M tokens in its 11,314
+# training documents; 20News-different 2,773, news20_small 100 per group).
+_WIKI_DOCS = SOURCES["wikipedia_bow"].expected["D"]
+CORPUS_SIZE = {"wikipedia": (_WIKI_DOCS, 330, 830), "wiki_sggmc": (_WIKI_DOCS, 330, 830), "pubmed": (7400, 100, 150),
+               "reuters": (21578, 80, 120), "news20_lda": (11314, 100, 150),
+               "kos": (SOURCES["kos"].expected["D"], 105, 140), "news20": (18846, 100, 150),
+               "news20_small": (2000, 100, 150), "news20_different": (2773, 100, 150), "classic3": (3891, 50, 60),
+               "classic300": (300, 50, 60), "msweb": (37711, 3, 3)}
 
 
 def corpus_train_docs(name, cap=None):

@@ -151,29 +151,29 @@ def esca_lda_run_threads(wildcards):
 ESCA_SEC_PER_TOKEN = {"ESCA": lambda K: 80e-9 + 0.34e-9 * K, "tomotopy": lambda K: max(110e-9, 1.05e-9 * K),
                       "CGS": lambda K: 2.6e-9 * K, "ESCA_plain": lambda K: 1.5e-9 * K, "CVB0": lambda K: 3.3e-9 * K,
                       "CVB0_half": lambda K: 5.6e-9 * K}
-CVB0_AUTO_FLOAT32_BYTES = 8 * 2**30  # CVB0(gamma_dtype="auto"): float32 responsibilities up to this size
 
 
 def esca_cvb0_gamma_bytes(wildcards):
-    """Bytes per (entry, topic) of one CVB0 run's responsibilities: 4 (float32) while nnz x K x 4 bytes fits
-    in 8 GiB, else 2 (half precision), as CVB0(gamma_dtype="auto") decides."""
+    """Bytes per (entry, topic) of one CVB0 run's responsibilities, as CVB0(gamma_dtype="auto") decides on the
+    corpus's non-zeros and K (CVB0.resolve_gamma_dtype: float32, 4 bytes, up to 8 GiB; half precision above)."""
+    from scalable_bayes.inference.lda import CVB0
+
     s = esca_lda_run_settings(wildcards)
-    docs = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs"))
-    nnz = docs * CORPUS_SIZE[wildcards.esca_train][1]
-    return 4 if nnz * s["n_topics"] * 4 <= CVB0_AUTO_FLOAT32_BYTES else 2
+    nnz = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs")) * CORPUS_SIZE[wildcards.esca_train][1]
+    return 2 if CVB0.resolve_gamma_dtype(nnz, s["n_topics"]) == "float16" else 4
 
 
 def esca_lda_run_mem_mb(wildcards):
     """Peak memory (MB) of one LDA run. CVB0 keeps one gamma per (document, word) entry and topic (nnz x K x
-    4 bytes in float32, 2 in half precision: esca_cvb0_gamma_bytes) and dense float64 document-topic counts (docs x K x 8), with CORPUS_SIZE's upper
-    bounds; measured peak RSS of CVB0 on Fig. 2's paper-scale Wikipedia training split (20,443 documents,
+    4 bytes in float32, 2 in half precision: esca_cvb0_gamma_bytes) and dense float64 document-topic counts
+    (docs x K x 8), with CORPUS_SIZE's upper bounds; measured peak RSS of CVB0 on Fig. 2's paper-scale Wikipedia training split (20,443 documents,
     6.61M entries; one sweep and a 2,000-document held-out evaluation): 3,108 MiB at K = 200, 6,983 MiB at
     K = 500, i.e. 525 MiB + 12.9 MiB x K (the state's 12.8 MiB x K plus the evaluation's copies of the
     topic-word counts), 13.1 GiB (14,090 MB) extrapolated to K = 1000, where this model predicts 14,497 MB.
     The sampling engines keep their token arrays (~30 bytes per token) and counts (~8 bytes per (document or
     word) and topic): at most 670 MB in the quick run."""
     s = esca_lda_run_settings(wildcards)
-    docs, nnz_doc, tok_doc = CORPUS_SIZE[wildcards.esca_train]
+    nnz_doc, tok_doc = CORPUS_SIZE[wildcards.esca_train][1:]
     docs = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs"))
     K = s["n_topics"]
     if wildcards.esca_method == "CVB0":
