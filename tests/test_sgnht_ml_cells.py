@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +21,7 @@ import yaml
 
 from scalable_bayes.corpora.store import Corpus, save_corpus
 from scalable_bayes_papers.sgnht import runs
+from project_copy import copy_project, outputs_in_place
 
 ROOT = Path(__file__).resolve().parents[1]
 WALL = ["wall_time_s", "s_per_iter"]
@@ -82,7 +81,6 @@ def test_merge_keeps_the_trace_columns_when_no_cell_has_trace_rows():
 
 # ---- the DAG: adding an eta value on an up-to-date copy of the project -------------------------------------
 
-COPY = ("Snakefile", "workflow", "src", "config", "envs")
 BASE_ETA = [2.0e-5, 4.0e-5]
 NEW_ETA = 1.0e-4
 
@@ -113,32 +111,13 @@ def _scheduled_jobs(out: str) -> list[tuple[str, list[str]]]:
 
 @pytest.mark.pipeline
 def test_adding_an_eta_value_schedules_only_the_new_cells_and_what_reads_them(tmp_path):
-    proj = tmp_path / "project"
-    proj.mkdir()
-    for name in COPY:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, proj / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy2(src, proj / name)
+    proj = copy_project(tmp_path / "project")
     base = _overlay(tmp_path / "base.yaml", BASE_ETA)
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "dag_jobs.py"), "--snakefile", str(proj / "Snakefile"),
-                           str(proj), str(proj / "config" / "smoke.yaml"), str(base)],
-                          capture_output=True, text=True, timeout=600, cwd=proj)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    rows = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    rows = outputs_in_place(proj, [proj / "config" / "smoke.yaml", base])
     cells = [r for r in rows if r["rule"] == "sgnht_ml_runs"]
     seeds = sorted({re.search(r"/seed(\d+)/", r["output"][0]).group(1) for r in cells})
     a_values = sorted({re.search(r"/a([^~]+)~", r["output"][0]).group(1) for r in cells if "/lda/" in r["output"][0]})
     assert cells and seeds and a_values, [r["rule"] for r in rows][:50]
-    for row in rows:
-        for out in row["output"]:
-            p = proj / out
-            if out in row["directories"]:
-                p.mkdir(parents=True, exist_ok=True)
-            else:
-                p.parent.mkdir(parents=True, exist_ok=True)
-                p.touch()
     _snakemake(proj, base, "--touch", "--quiet", "all")
     assert "Nothing to be done" in _snakemake(proj, base, "-n"), "the copy is not up to date before the sweep"
 
