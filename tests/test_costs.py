@@ -19,7 +19,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 ESTIMATE = REPO / "tools" / "estimate.py"
 CHECK = REPO / "tools" / "slurm" / "check_requests.py"
-sys.path.insert(0, str(REPO / "tools"))
+sys.path[:0] = [str(REPO / "tools"), str(CHECK.parent)]
+import check_requests as cr  # noqa: E402
 import estimate  # noqa: E402
 
 
@@ -71,11 +72,6 @@ def test_every_request_covers_its_prediction_on_a_node_of_this_machine(configfil
 
 def test_check_requests_names_a_prediction_above_its_request():
     """A job predicted to need more memory or time than it asks for is named (Slurm would kill it)."""
-    sys.path.insert(0, str(CHECK.parent))
-    try:
-        import check_requests as cr
-    finally:
-        sys.path.remove(str(CHECK.parent))
     req = cr.parse_request("sbatch --mem 4000 --cpus-per-task=2")
     row = {"cost_cpu_s": 6000, "cost_mem_mb": 5000, "threads": 2, "runtime": 30}
     problems = cr.prediction_problems(row, req, node_mem_mb=4500)
@@ -90,7 +86,9 @@ def test_check_requests_names_a_prediction_above_its_request():
 
 def test_estimate_of_the_paper_profile(tmp_path):
     """The estimate command on the paper profile: a line per paper, the longest job, the peak memory and a
-    wall time per machine size that falls with more cores but not below the longest job."""
+    wall time per machine size that falls with more cores but not below the longest job; and the README's
+    table ("What a run costs") states what the command prints today (jobs and CPU-hours per paper, the
+    total, the wall times on 2 and 64 cores), so a changed cost model cannot leave it stale."""
     (tmp_path / "config").symlink_to(REPO / "config")
     out = _run([ESTIMATE, "--configfile", REPO / "config" / "paper.yaml", "--workdir", tmp_path, "--cores", "2",
                 "64", "4096"])
@@ -103,6 +101,18 @@ def test_estimate_of_the_paper_profile(tmp_path):
     assert len(walls) == 3 and walls[0] > walls[1] >= walls[2] >= longest - 0.01
     assert walls[0] >= total / 2 - 0.01  # two cores cannot beat half the CPU time
     assert re.search(r"^peak memory: .*, [\d.]+ GB$", out.stdout, re.M)
+
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## What a run costs", 1)[1].split("\n## ", 1)[0]
+    for paper, jobs, cpu_h in re.findall(r"^(\w+) +(\d+) +([\d.]+) ", out.stdout, re.M):
+        name = "all" if paper == "total" else paper
+        if name == "report":  # the claims job: not a row of the README's table
+            continue
+        row = re.search(rf"^\| {name} \| (\d+) \| ([\d.]+) \|", section, re.M)
+        assert row, f"README 'What a run costs' has no row for {name}"
+        assert (int(row.group(1)), float(row.group(2))) == (int(jobs), round(float(cpu_h), 1)), (name, row.group(0))
+    wall2, wall64 = re.search(r"Wall time: ~([\d.]+) h on 2 cores, ~([\d.]+) h on 64", section).groups()
+    assert (float(wall2), float(wall64)) == (round(walls[0]), round(walls[1], 1)), (wall2, wall64, walls)
 
 
 def test_the_smoke_run_fit_its_requests(smoke_run):
