@@ -153,14 +153,22 @@ def cost_resources(model, runtime=None):
     **cost_resources(f)``; the rule's ``threads`` must be ``model(...).threads`` (check_requests.py fails
     on a job whose threads differ). ``runtime`` (minutes) replaces the request
     of a job whose wall time is not its CPU time (a download)."""
+    memo = {}  # one prediction per job, shared by its six resources
+
+    def cost(wildcards):
+        key = tuple(sorted(wildcards.items()))
+        if key not in memo:
+            memo[key] = model(wildcards)
+        return memo[key]
+
     return {
-        "mem_mb": lambda wildcards: request_mem_mb(model(wildcards)),
-        "runtime": (lambda wildcards, attempt: request_runtime(model(wildcards), attempt)) if runtime is None
+        "mem_mb": lambda wildcards: request_mem_mb(cost(wildcards)),
+        "runtime": (lambda wildcards, attempt: request_runtime(cost(wildcards), attempt)) if runtime is None
         else runtime,
-        "cost_cpu_s": lambda wildcards: int(round(model(wildcards).cpu_s)),
-        "cost_mem_mb": lambda wildcards: int(round(model(wildcards).mem_mb)),
-        "cost_threads": lambda wildcards: model(wildcards).threads,
-        "cost_wall_s": lambda wildcards: int(round(model(wildcards).wall_s)),
+        "cost_cpu_s": lambda wildcards: int(round(cost(wildcards).cpu_s)),
+        "cost_mem_mb": lambda wildcards: int(round(cost(wildcards).mem_mb)),
+        "cost_threads": lambda wildcards: cost(wildcards).threads,
+        "cost_wall_s": lambda wildcards: int(round(cost(wildcards).wall_s)),
     }
 
 
