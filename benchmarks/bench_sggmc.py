@@ -166,7 +166,7 @@ def part_step(args, rows_out):
     mu = np.zeros(D_SPHERE)
     mu[0] = 1.0
     model = vmf(mu, KAPPA_VMF)
-    exact = float(bessel_ratio(D_SPHERE, KAPPA_VMF))
+    exact = float(bessel_ratio(KAPPA_VMF, d=D_SPHERE))
     x0 = model.manifold.random_point(0)
     algs = {"SGGMC": samplers.sggmc(C=FRICTION), "gSGNHT": samplers.gsgnht(C=FRICTION)}
     for alg in algs.values():  # compile / load the chunk loop off the clock
@@ -417,7 +417,7 @@ def iteration_breakdown(X, args, blas):
 
     def prior():
         mb, r = M.prior_mean_vector(beta, K, V, prob.m, kappa0, sigma)
-        a = float(bessel_ratio(V, r))
+        a = float(bessel_ratio(r, d=V))
         grad.reshape(K, V)[:] -= (sigma * a / r) * mb[None, :]
 
     def ostep():

@@ -53,29 +53,29 @@ def timed(f, repeat=3):
 
 def bench_closed_form(n=1_000_000, d=28571, repeat=5):
     r = np.random.default_rng(0).uniform(0.01, 0.99, n)
-    exact_k = np.asarray(vmf_mean_to_kappa(r[:20000], d, "newton"))
-    exact_phi = exact_k * r[:20000] - np.asarray(vmf_log_partition_uniform(d, exact_k))
+    exact_k = np.asarray(vmf_mean_to_kappa(r[:20000], d=d, method="newton"))
+    exact_phi = exact_k * r[:20000] - np.asarray(vmf_log_partition_uniform(exact_k, d=d))
     rows = []
-    vmf_mean_to_kappa(r[:10], d, "refined2")
-    kappa_halley_perron(r[:10], d, 2, 20)
-    vmf_negentropy(r[:10], d, "refined")
-    t_cf, m_cf, k_cf = timed(lambda: vmf_mean_to_kappa(r, d, "refined2"), repeat)
-    t_cfphi, m_cfphi, phi_cf = timed(lambda: vmf_negentropy(r, d, "refined"), repeat)
+    vmf_mean_to_kappa(r[:10], d=d, method="refined2")
+    kappa_halley_perron(r[:10], d=d, n_steps=2, n_terms=20)
+    vmf_negentropy(r[:10], d=d, method="refined")
+    t_cf, m_cf, k_cf = timed(lambda: vmf_mean_to_kappa(r, d=d, method="refined2"), repeat)
+    t_cfphi, m_cfphi, phi_cf = timed(lambda: vmf_negentropy(r, d=d, method="refined"), repeat)
     rows.append(("closed form psi~'_2 (kappa)", t_cf, m_cf, np.max(np.abs(k_cf[:20000] - exact_k) / exact_k)))
     rows.append(("closed form psi~_1 (phi)", t_cfphi, m_cfphi, np.max(np.abs(phi_cf[:20000] - exact_phi) / exact_phi)))
     # Newton route at matching accuracy: fewest CF terms whose error is not worse than the closed form's
     k_err_cf = rows[0][3]
     for terms in (5, 10, 15, 20, 30, 50):
-        k_try = np.asarray(kappa_halley_perron(r[:20000], d, 2, terms))
+        k_try = np.asarray(kappa_halley_perron(r[:20000], d=d, n_steps=2, n_terms=terms))
         if np.max(np.abs(k_try - exact_k) / exact_k) <= max(k_err_cf, 1e-15):
             break
-    t_nr, m_nr, k_nr = timed(lambda: kappa_halley_perron(r, d, 2, terms), repeat)
+    t_nr, m_nr, k_nr = timed(lambda: kappa_halley_perron(r, d=d, n_steps=2, n_terms=terms), repeat)
     rows.append((f"Halley-Perron 2 steps, {terms} CF terms (kappa)", t_nr, m_nr,
                  np.max(np.abs(k_nr[:20000] - exact_k) / exact_k)))
-    t_full, m_full, k_full = timed(lambda: vmf_mean_to_kappa(r, d, "newton"), max(1, repeat // 2))
+    t_full, m_full, k_full = timed(lambda: vmf_mean_to_kappa(r, d=d, method="newton"), max(1, repeat // 2))
     rows.append(("Halley-Perron to full precision (kappa)", t_full, m_full,
                  np.max(np.abs(k_full[:20000] - exact_k) / exact_k)))
-    t_phi, m_phi, phi_nr = timed(lambda: k_nr * r - np.asarray(vmf_log_partition_uniform(d, k_nr)), repeat)
+    t_phi, m_phi, phi_nr = timed(lambda: k_nr * r - np.asarray(vmf_log_partition_uniform(k_nr, d=d)), repeat)
     rows.append((f"phi = kappa r - log-partition (given kappa; + the root above)", t_phi + t_nr, m_phi + m_nr,
                  np.max(np.abs(phi_nr[:20000] - exact_phi) / exact_phi)))
     return rows, {"kappa_speedup": t_nr / t_cf, "phi_speedup": (t_phi + t_nr) / t_cfphi, "terms": terms,
@@ -179,7 +179,7 @@ def bench_scipy(corpus_dir):
                 sp_val = float(vonmises_fisher(mu, kappa).logpdf(x))
             except Exception as e:  # noqa: BLE001
                 sp_val = f"error: {type(e).__name__}"
-        ours = float(vmf_log_normalizer(d, kappa) + kappa)
+        ours = float(vmf_log_normalizer(kappa, d=d) + kappa)
         rows.append((f"logpdf(mu) d={d} kappa={kappa:g}", sp_val, ours))
     c = load_corpus(corpus_dir)
     X = c.tfidf
@@ -196,7 +196,7 @@ def bench_scipy(corpus_dir):
         except Exception as e:  # noqa: BLE001
             k_scipy = f"error: {type(e).__name__}"
     rbar = float(np.linalg.norm(Xd.mean(axis=0)))
-    k_ours = float(vmf_mean_to_kappa(rbar, d, "newton"))
+    k_ours = float(vmf_mean_to_kappa(rbar, d=d, method="newton"))
     rows.append((f"fit kappa on {Xd.shape[0]} docs, d={d} (rbar={rbar:.4f})", k_scipy, k_ours))
     return rows
 

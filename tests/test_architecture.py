@@ -83,7 +83,7 @@ def test_leaves_import_nothing_of_the_library(leaf):
     assert not lib, f"{leaf}.py must be a leaf; it imports {sorted(lib)}"
 
 
-@pytest.mark.parametrize("layer", ["models", "evaluation", "special", "corpora", "manifolds"])
+@pytest.mark.parametrize("layer", ["models", "evaluation", "special", "corpora", "manifolds", "distributions"])
 def test_lower_layers_import_no_sampler_and_no_private_inference_module(layer):
     bad = []
     for f in _py_files(LIB / layer):

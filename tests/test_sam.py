@@ -38,7 +38,7 @@ def _potential_numpy(beta, X, docs, thetas, m0, kappa, sigma, kappa0, scale):
     """U(beta) = log c_V(||mbar||) - scale sum_{s} (1/N) sum_n v_s' vbar(beta, theta_sn): slow twin of eq. 9."""
     K, V = beta.shape
     mb = kappa0 * m0 + sigma * beta.sum(axis=0)
-    u = float(vmf_log_normalizer(V, np.linalg.norm(mb)))
+    u = float(vmf_log_normalizer(np.linalg.norm(mb), d=V))
     Xd = X.toarray()
     for s, d in enumerate(docs):
         for n in range(thetas.shape[1]):
@@ -52,7 +52,7 @@ def _grad_numpy(beta, X, docs, thetas, m0, kappa, sigma, kappa0, scale):
     K, V = beta.shape
     mb = kappa0 * m0 + sigma * beta.sum(axis=0)
     r = np.linalg.norm(mb)
-    g = np.tile(-sigma * float(bessel_ratio(V, r)) * mb / r, (K, 1))
+    g = np.tile(-sigma * float(bessel_ratio(r, d=V)) * mb / r, (K, 1))
     Xd = X.toarray()
     N = thetas.shape[1]
     for s, d in enumerate(docs):
@@ -81,7 +81,7 @@ def _kernel_grad(beta, X, docs, thetas, m0, sigma, kappa0, scale):
     grad = np.zeros(K * V)
     M.grad_documents(b, K, V, ip, ix, dt, docs, thetas, score, norm, scale, grad)
     mb, r = M.prior_mean_vector(b, K, V, m0, kappa0, sigma)
-    grad = grad.reshape(K, V) - sigma * float(bessel_ratio(V, r)) * mb / r
+    grad = grad.reshape(K, V) - sigma * float(bessel_ratio(r, d=V)) * mb / r
     return grad, score
 
 
@@ -265,7 +265,7 @@ def test_prior_draw_log_likelihood_against_quadrature():
     V, kappa, alpha = 5, 4.0, np.array([2.0, 3.0])
     beta = _unit(rng.standard_normal((2, V)))
     Xt = sp.csr_matrix(_unit(rng.standard_normal((3, V))))
-    log_cv = float(vmf_log_normalizer(V, kappa))
+    log_cv = float(vmf_log_normalizer(kappa, d=V))
     exact = []
     for v in Xt.toarray():
         def dens(t):
@@ -311,7 +311,7 @@ def test_importance_log_likelihood_against_quadrature(kappa):
     beta = _unit(rng.standard_normal((2, V)) + 2.0 * _unit(np.ones(V)))
     thetas = rng.dirichlet(alpha, 12)
     Xt = sp.csr_matrix(np.vstack([M.sample_vmf(_unit(t @ beta), kappa, 1, rng) for t in thetas]))
-    log_cv = float(vmf_log_normalizer(V, kappa))
+    log_cv = float(vmf_log_normalizer(kappa, d=V))
     exact = np.array([_exact_log_lik_k2(beta, v, alpha, kappa, log_cv) for v in Xt.toarray()])
     logp, se, diag = importance_log_lik(beta[None], Xt, alpha, kappa, log_cv, 400, 3, floor=0.005)
     assert np.all(se < 0.05), se
@@ -333,7 +333,7 @@ def test_importance_log_likelihood_agrees_with_many_prior_draws():
     V, K, kappa, alpha = 30, 4, 30.0, np.full(4, 2.0)
     beta = _unit(rng.standard_normal((K, V)))
     Xt = sp.csr_matrix(np.vstack([M.sample_vmf(_unit(t @ beta), kappa, 1, rng) for t in rng.dirichlet(alpha, 6)]))
-    log_cv = float(vmf_log_normalizer(V, kappa))
+    log_cv = float(vmf_log_normalizer(kappa, d=V))
     lp_prior, se_prior = _log_perplexity(beta[None], Xt, alpha, kappa, log_cv, 200_000, 5)
     logp, se, _ = importance_log_lik(beta[None], Xt, alpha, kappa, log_cv, 400, 5, floor=0.01 / K)
     lp_is, se_is = -logp.mean(), math.sqrt(np.sum(se ** 2)) / len(se)
@@ -384,7 +384,7 @@ def test_each_method_recovers_topics(corpus, method):
     X, Xt, beta = corpus
     K, V = beta.shape
     alpha = np.full(K, KW["alpha"])
-    log_cv = float(vmf_log_normalizer(V, KW["kappa"]))
+    log_cv = float(vmf_log_normalizer(KW["kappa"], d=V))
     truth, _ = _log_perplexity(beta[None], Xt, alpha, KW["kappa"], log_cv, 100, 0)
     rand, _ = _log_perplexity(_unit(np.random.default_rng(0).standard_normal((K, V)))[None], Xt, alpha,
                               KW["kappa"], log_cv, 100, 0)

@@ -71,29 +71,29 @@ def test_bessel_ratio_vs_mpmath():
                 ref = ratio_mp(d, k)
             except mp.libmp.NoConvergence:
                 continue
-            assert bessel_ratio(d, k) == pytest.approx(ref, rel=1e-12, abs=0), (d, k)
-    assert bessel_ratio(10, 0.0) == 0.0 and bessel_ratio(10, np.inf) == 1.0
+            assert bessel_ratio(k, d=d) == pytest.approx(ref, rel=1e-12, abs=0), (d, k)
+    assert bessel_ratio(0.0, d=10) == 0.0 and bessel_ratio(np.inf, d=10) == 1.0
     # d = 3: A_3(kappa) = coth(kappa) - 1/kappa
     k = np.array([0.3, 2.0, 50.0])
-    assert np.allclose(bessel_ratio(3, k), 1 / np.tanh(k) - 1 / k, rtol=1e-13)
+    assert np.allclose(bessel_ratio(k, d=3), 1 / np.tanh(k) - 1 / k, rtol=1e-13)
 
 
 def test_log_normalizer():
     # d = 3: C_3(kappa) = kappa / (4 pi sinh kappa)
     for k in [1e-5, 0.7, 5.0, 300.0]:
         ref = math.log(k) - math.log(4 * math.pi) - (k + math.log1p(-math.exp(-2 * k)) - math.log(2))
-        assert vmf_log_normalizer(3, k) == pytest.approx(ref, rel=1e-12)
-    assert vmf_log_normalizer(3, 0.0) == pytest.approx(-math.log(4 * math.pi), rel=1e-14)
-    assert vmf_log_normalizer(100, 0.0) == pytest.approx(-log_sphere_area(100), rel=1e-14)
+        assert vmf_log_normalizer(k, d=3) == pytest.approx(ref, rel=1e-12)
+    assert vmf_log_normalizer(0.0, d=3) == pytest.approx(-math.log(4 * math.pi), rel=1e-14)
+    assert vmf_log_normalizer(0.0, d=100) == pytest.approx(-log_sphere_area(100), rel=1e-14)
     # continuity at kappa -> 0 and vs mpmath for large d
-    assert vmf_log_normalizer(1000, 1e-9) == pytest.approx(vmf_log_normalizer(1000, 0.0), rel=1e-12)
+    assert vmf_log_normalizer(1e-9, d=1000) == pytest.approx(vmf_log_normalizer(0.0, d=1000), rel=1e-12)
     n = 0
     for d, k in [(1000, 50.0), (1000, 5000.0), (5000, 300.0), (28571, 3000.0), (28571, 1e5)]:
         try:
             ref = log_partition_uniform_mp(d, k)
         except mp.libmp.NoConvergence:
             continue
-        assert vmf_log_partition_uniform(d, k) == pytest.approx(ref, rel=1e-11)
+        assert vmf_log_partition_uniform(k, d=d) == pytest.approx(ref, rel=1e-11)
         n += 1
     assert n >= 3
 
@@ -102,37 +102,37 @@ def test_kappa_newton_vs_mpmath_and_closed_forms():
     for d in [2, 3, 10, 100, 1000]:
         for r in [1e-4, 0.1, 0.5, 0.9, 0.99]:
             ref = kappa_mp(r, d)
-            assert vmf_mean_to_kappa(r, d, "newton") == pytest.approx(ref, rel=1e-12)
+            assert vmf_mean_to_kappa(r, d=d, method="newton") == pytest.approx(ref, rel=1e-12)
     # large d (mpmath's series does not converge there): A_d(kappa(r)) == r with the tested CF
     r = np.array([1e-4, 0.1, 0.5, 0.9, 0.99, 0.999])
     for d in [28571, 1e5]:
-        assert np.allclose(bessel_ratio(d, vmf_mean_to_kappa(r, d)), r, rtol=1e-13, atol=0)
+        assert np.allclose(bessel_ratio(vmf_mean_to_kappa(r, d=d), d=d), r, rtol=1e-13, atol=0)
     r = np.linspace(0.01, 0.99, 7)
-    assert np.allclose(vmf_mean_to_kappa(r, 50, "banerjee"), r * (50 - r**2) / (1 - r**2))
+    assert np.allclose(vmf_mean_to_kappa(r, d=50, method="banerjee"), r * (50 - r**2) / (1 - r**2))
     # reference values for d = 100, r = 0.9 (the VMF paper's closed forms, computed once in high precision)
-    assert vmf_mean_to_kappa(0.9, 100, "refined2") == pytest.approx(469.4451283, abs=2e-7)
-    assert vmf_mean_to_kappa(0.9, 100, "refined1") == pytest.approx(469.4450334, abs=2e-7)
-    assert vmf_mean_to_kappa(0.9, 100, "ode") == pytest.approx(469.4451285, abs=2e-7)
-    assert vmf_mean_to_kappa(0.0, 10) == 0.0
+    assert vmf_mean_to_kappa(0.9, d=100, method="refined2") == pytest.approx(469.4451283, abs=2e-7)
+    assert vmf_mean_to_kappa(0.9, d=100, method="refined1") == pytest.approx(469.4450334, abs=2e-7)
+    assert vmf_mean_to_kappa(0.9, d=100, method="ode") == pytest.approx(469.4451285, abs=2e-7)
+    assert vmf_mean_to_kappa(0.0, d=10) == 0.0
     # the authors' truncated Halley (3 steps, K = 50) is close to the exact root
-    assert kappa_halley_perron(0.7, 1000, 3, 50) == pytest.approx(vmf_mean_to_kappa(0.7, 1000), rel=1e-10)
+    assert kappa_halley_perron(0.7, d=1000, n_steps=3, n_terms=50) == pytest.approx(vmf_mean_to_kappa(0.7, d=1000), rel=1e-10)
 
 
 def test_negentropy_exact_vs_mpmath():
     for d in [3, 10, 100, 1000]:
         for r in [0.05, 0.5, 0.95]:
-            assert vmf_negentropy(r, d, "exact") == pytest.approx(negentropy_mp(r, d), rel=1e-10)
-    assert vmf_negentropy(0.0, 10) == 0.0
+            assert vmf_negentropy(r, d=d, method="exact") == pytest.approx(negentropy_mp(r, d), rel=1e-10)
+    assert vmf_negentropy(0.0, d=10) == 0.0
 
 
 @pytest.mark.parametrize("d", [2, 10, 100])
 def test_ode_matches_exact(d):
     r = np.linspace(0.05, 0.99, 25)[::-1]  # unsorted on purpose
-    phi, dphi = solve_negentropy_ode(r, d)
-    assert np.allclose(dphi, vmf_mean_to_kappa(r, d), rtol=1e-6)
-    assert np.allclose(phi, vmf_negentropy(r, d, "exact"), rtol=1e-6, atol=1e-9)
+    phi, dphi = solve_negentropy_ode(r, d=d)
+    assert np.allclose(dphi, vmf_mean_to_kappa(r, d=d), rtol=1e-6)
+    assert np.allclose(phi, vmf_negentropy(r, d=d, method="exact"), rtol=1e-6, atol=1e-9)
     # psi0 is only an additive constant
-    phi2, _ = solve_negentropy_ode(r, d, psi0=5.0)
+    phi2, _ = solve_negentropy_ode(r, d=d, psi0=5.0)
     assert np.allclose(phi2 - phi, 5.0, rtol=0, atol=1e-9)
 
 
@@ -140,10 +140,10 @@ def test_ode_matches_exact(d):
 def test_refined_antiderivative(d):
     """psi~_1 (every branch: arctan d < 7, rational, log d >= 7) integrates psi~'_1."""
     for r in [0.1, 0.6, 0.95]:
-        num, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d, "refined1"), 0, r, epsabs=1e-13, epsrel=1e-13)
-        assert vmf_negentropy(r, d, "refined") == pytest.approx(num, rel=1e-9)
-        numb, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d, "banerjee"), 0, r, epsabs=1e-13, epsrel=1e-13)
-        assert vmf_negentropy(r, d, "banerjee") == pytest.approx(numb, rel=1e-9)
+        num, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d=d, method="refined1"), 0, r, epsabs=1e-13, epsrel=1e-13)
+        assert vmf_negentropy(r, d=d, method="refined") == pytest.approx(num, rel=1e-9)
+        numb, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d=d, method="banerjee"), 0, r, epsabs=1e-13, epsrel=1e-13)
+        assert vmf_negentropy(r, d=d, method="banerjee") == pytest.approx(numb, rel=1e-9)
 
 
 @pytest.mark.parametrize("d", [7, 8, 100, 28571])
@@ -152,15 +152,15 @@ def test_refined_phi_array_path_vs_scalar_and_quadrature(d):
     from scalable_bayes.special.vmf import _refined1_phi_log_kernel, _refined1_phi_log_scalar
 
     r = np.concatenate([[1e-3, 0.1, 0.6, 0.95, 0.999], np.random.default_rng(0).uniform(0.05, 0.99, 2000)])
-    fast = vmf_negentropy(r, d, "refined")
+    fast = vmf_negentropy(r, d=d, method="refined")
     ref = _refined1_phi_log_scalar(r, float(d))
     assert np.array_equal(fast, _refined1_phi_log_kernel(r, float(d)))
     assert np.max(np.abs(fast - ref) / ref) < 1e-11
     assert np.max(np.abs(fast[1:] - ref[1:]) / ref[1:]) < 1e-12  # r = 1e-3: cancellation in both forms
     for i in (1, 2, 3):
-        num, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d, "refined1"), 0, r[i], epsabs=1e-13, epsrel=1e-13)
+        num, _ = integrate.quad(lambda t: vmf_mean_to_kappa(t, d=d, method="refined1"), 0, r[i], epsabs=1e-13, epsrel=1e-13)
         assert fast[i] == pytest.approx(num, rel=1e-9)
-    assert fast.reshape(-1)[0] == vmf_negentropy(r[:1].reshape(1, 1), d, "refined")[0, 0]
+    assert fast.reshape(-1)[0] == vmf_negentropy(r[:1].reshape(1, 1), d=d, method="refined")[0, 0]
 
 
 def test_bad_r_in_arrays():
@@ -169,10 +169,10 @@ def test_bad_r_in_arrays():
         r = np.full(50, 0.3)
         r[17] = bad
         with pytest.raises(ValueError, match=match):
-            vmf_negentropy(r, 100, "refined")
+            vmf_negentropy(r, d=100, method="refined")
         with pytest.raises(ValueError, match=match):
-            vmf_mean_to_kappa(r, 100, "refined2")
-    assert np.asarray(vmf_negentropy(np.empty(0), 100, "refined")).shape == (0,)
+            vmf_mean_to_kappa(r, d=100, method="refined2")
+    assert np.asarray(vmf_negentropy(np.empty(0), d=100, method="refined")).shape == (0,)
 
 
 def test_hessians_are_derivatives():
@@ -180,8 +180,8 @@ def test_hessians_are_derivatives():
     for d in [3, 100, 5000]:
         for r in [0.2, 0.7, 0.95]:
             for method, gmethod in [("exact", "exact"), ("banerjee", "banerjee"), ("refined", "refined1")]:
-                fd = (vmf_negentropy_grad(r + h, d, gmethod) - vmf_negentropy_grad(r - h, d, gmethod)) / (2 * h)
-                assert vmf_negentropy_hess(r, d, method) == pytest.approx(fd, rel=1e-5)
+                fd = (vmf_negentropy_grad(r + h, d=d, method=gmethod) - vmf_negentropy_grad(r - h, d=d, method=gmethod)) / (2 * h)
+                assert vmf_negentropy_hess(r, d=d, method=method) == pytest.approx(fd, rel=1e-5)
 
 
 def test_variance_function_trace_and_direction():
@@ -192,7 +192,7 @@ def test_variance_function_trace_and_direction():
         V = vmf_variance_function(mu)
         assert np.trace(V) == pytest.approx(1 - 0.36, rel=1e-10)  # mass on the sphere: tr Cov = 1 - |mu|^2
         u = mu / 0.6
-        assert u @ V @ u == pytest.approx(1 / vmf_negentropy_hess(0.6, d), rel=1e-10)
+        assert u @ V @ u == pytest.approx(1 / vmf_negentropy_hess(0.6, d=d), rel=1e-10)
         assert np.allclose(V, V.T)
 
 
@@ -206,16 +206,16 @@ def test_offsets():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: vmf_mean_to_kappa(-0.1, 10), "< 0"),
-        (lambda: vmf_mean_to_kappa(1.0, 10), ">= 1"),
-        (lambda: vmf_mean_to_kappa(np.nan, 10), "NaN"),
-        (lambda: vmf_mean_to_kappa(0.5, 1), "d >= 2"),
-        (lambda: vmf_mean_to_kappa(0.5, 10, "bogus"), "method"),
-        (lambda: vmf_negentropy(1.2, 10), ">= 1"),
-        (lambda: vmf_log_normalizer(10, -1.0), "kappa"),
+        (lambda: vmf_mean_to_kappa(-0.1, d=10), "< 0"),
+        (lambda: vmf_mean_to_kappa(1.0, d=10), ">= 1"),
+        (lambda: vmf_mean_to_kappa(np.nan, d=10), "NaN"),
+        (lambda: vmf_mean_to_kappa(0.5, d=1), "d >= 2"),
+        (lambda: vmf_mean_to_kappa(0.5, d=10, method="bogus"), "method"),
+        (lambda: vmf_negentropy(1.2, d=10), ">= 1"),
+        (lambda: vmf_log_normalizer(-1.0, d=10), "kappa"),
         (lambda: log_besseli(-1.0, 1.0), "nu"),
-        (lambda: bessel_ratio(10, np.nan), "kappa"),
-        (lambda: solve_negentropy_ode([0.5], 10, dpsi0=0.0), "dpsi0"),
+        (lambda: bessel_ratio(np.nan, d=10), "kappa"),
+        (lambda: solve_negentropy_ode([0.5], d=10, dpsi0=0.0), "dpsi0"),
     ],
 )
 def test_bad_input(call, match):
@@ -229,7 +229,7 @@ def test_infinite_concentration_gives_the_limits_without_warnings():
     from scalable_bayes.special import bessel_ratio, vmf_log_normalizer, vmf_log_partition_uniform
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert vmf_log_normalizer(3, np.inf) == -np.inf
-        assert bessel_ratio(3, np.inf) == 1.0
-        out = vmf_log_partition_uniform(50, np.array([0.0, 1.0, np.inf]))
+        assert vmf_log_normalizer(np.inf, d=3) == -np.inf
+        assert bessel_ratio(np.inf, d=3) == 1.0
+        out = vmf_log_partition_uniform(np.array([0.0, 1.0, np.inf]), d=50)
     assert out[0] == 0.0 and np.isfinite(out[1]) and out[2] == np.inf

@@ -116,7 +116,7 @@ def test_uniform_log_partition_monte_carlo():
             x1 = z[:, 0] / np.linalg.norm(z, axis=1)
             f = np.exp(kappa * x1)
             m, se = f.mean(), f.std(ddof=1) / np.sqrt(f.size)
-            assert abs(m - np.exp(vmf_log_partition_uniform(d, kappa))) < 4.5 * se
+            assert abs(m - np.exp(vmf_log_partition_uniform(kappa, d=d))) < 4.5 * se
 
 
 @pytest.mark.parametrize("tied", [False, True])

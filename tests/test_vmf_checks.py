@@ -57,8 +57,8 @@ def test_reference_large_d_consistent(d):
     and phi' = kappa, checked by a difference quotient of the reference phi at 50 digits."""
     r = np.array([0.01, 0.3, 0.9, 0.99])
     phi, kappa = reference.reference_curves(r, d)
-    assert np.allclose(kappa, vmf_mean_to_kappa(r, d, "newton"), rtol=1e-13, atol=0)
-    assert np.allclose(phi, vmf_negentropy(r, d, "exact"), rtol=1e-11, atol=0)
+    assert np.allclose(kappa, vmf_mean_to_kappa(r, d=d, method="newton"), rtol=1e-13, atol=0)
+    assert np.allclose(phi, vmf_negentropy(r, d=d, method="exact"), rtol=1e-11, atol=0)
     h = 2.0**-40  # 0.5 + h is exact in float64
     k0, p0 = reference.kappa_negentropy_mp(0.5, d)
     _, p1 = reference.kappa_negentropy_mp(0.5 + h, d)
@@ -170,7 +170,7 @@ def test_fig3_check_fails_with_a_wrong_mean_map(monkeypatch):
     new measures even where the NMI barely moves."""
     X, y = _vmf_mixture_data()
     real = core.vmf_negentropy_grad
-    monkeypatch.setattr(core, "vmf_negentropy_grad", lambda r, d, method="exact", **kw: 1.3 * np.asarray(real(r, d, method, **kw)))
+    monkeypatch.setattr(core, "vmf_negentropy_grad", lambda r, *, d, method="exact", **kw: 1.3 * np.asarray(real(r, d=d, method=method, **kw)))
     df = ex.run_fig3(X, y, "toy", [2, 3, 4], seed=0, max_iter=30)
     c = _fig3_claim(df)
     assert c["holds"] is False

@@ -423,7 +423,7 @@ class SphericalAdmixture:
         self._cfg = cfg
         self._X = X
         self._csr = (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False), X.data)
-        self._log_cv_kappa = float(vmf_log_normalizer(V, float(self.kappa)))
+        self._log_cv_kappa = float(vmf_log_normalizer(float(self.kappa), d=V))
         self._samples = None  # buffer of the kept topic samples (_record_sample)
         self._n_kept = 0
         self._n_seen = 0
@@ -548,14 +548,14 @@ class SphericalAdmixture:
         """grad_{beta_k} log c_V(||mbar||) = -sigma A_V(||mbar||) mbar / ||mbar|| added to every block."""
         K, V = self._cfg["K"], self.n_features_in_
         mb, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
-        a = float(bessel_ratio(V, r))
+        a = float(bessel_ratio(r, d=V))
         g = grad.reshape(K, V)
         g -= (float(self.sigma) * a / r) * mb[None, :]
 
     def _log_cv_mbar(self, beta):
         K, V = self._cfg["K"], self.n_features_in_
         _, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
-        return float(vmf_log_normalizer(V, r))
+        return float(vmf_log_normalizer(r, d=V))
 
     def _potential_grad(self, beta, docs, scale, want_u):
         """U^ (App. B eq. 1 with the stored theta samples; exact U(beta|theta,v) for one sample) and the
@@ -823,7 +823,7 @@ class SphericalAdmixture:
             if S.shape[0] > max_topic_samples:
                 S = S[np.unique(np.round(np.linspace(0, S.shape[0] - 1, int(max_topic_samples))).astype(np.int64))]
         seed = self.seed_ if seed is None else resolve_seed(seed)
-        log_cv = float(vmf_log_normalizer(self.n_features_in_, float(self.kappa)))
+        log_cv = float(vmf_log_normalizer(float(self.kappa), d=self.n_features_in_))
         diag = None
         with numba_threads(self.n_threads):
             if estimator == "prior":

@@ -53,6 +53,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..distributions.vmf import sample_vmf
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..rng import gamma, key_from_stream, normal, uniform
 
@@ -404,33 +405,6 @@ def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw
 # ---------------------------------------------------------------------------------------------
 # generative model (synthetic corpora)
 # ---------------------------------------------------------------------------------------------
-
-
-def sample_vmf(mu, kappa, size, rng):
-    """``size`` draws from vMF(mu, kappa) on S^{V-1} by Wood's (1994) rejection sampler for the cosine w
-    and a uniform tangent direction. Returns (size, V)."""
-    mu = np.asarray(mu, dtype=np.float64)
-    V = mu.shape[0]
-    dm1 = V - 1.0
-    out = np.empty((size, V))
-    if kappa == 0.0:
-        z = rng.standard_normal((size, V))
-        return z / np.linalg.norm(z, axis=1, keepdims=True)
-    b = dm1 / (2.0 * kappa + math.sqrt(4.0 * kappa * kappa + dm1 * dm1))
-    x0 = (1.0 - b) / (1.0 + b)
-    cst = kappa * x0 + dm1 * math.log(1.0 - x0 * x0)
-    for r in range(size):
-        while True:
-            z = rng.beta(dm1 / 2.0, dm1 / 2.0)
-            w = (1.0 - (1.0 + b) * z) / (1.0 - (1.0 - b) * z)
-            u = rng.uniform()
-            if kappa * w + dm1 * math.log(1.0 - x0 * w) - cst >= math.log(u):
-                break
-        t = rng.standard_normal(V)
-        t -= (t @ mu) * mu
-        t /= np.linalg.norm(t)
-        out[r] = w * mu + math.sqrt(max(1.0 - w * w, 0.0)) * t
-    return out
 
 
 def sample_sam_corpus(n_docs, n_topics, n_words, *, kappa, sigma, kappa0, alpha, seed, m=None):

@@ -1,6 +1,12 @@
 """Special functions: log-Bessel of large order, Bessel ratios, vMF normalisers, negative entropy.
 
 See :mod:`scalable_bayes.special.bessel` and :mod:`scalable_bayes.special.vmf`.
+
+The dimension is keyword-only in every function of a concentration or a mean norm
+(``bessel_ratio(kappa, d=10)``, ``vmf_mean_to_kappa(r, d=10)``): the literature writes both
+(d, kappa) and (r, d), and a swapped positional call would return a plausible wrong number. The Numba
+kernels ``bessel_ratio_perron(d, kappa, ...)`` and ``bessel_ratio_perron_fixed(d, kappa, n_terms)`` are
+building blocks for compiled code and stay positional.
 """
 
 from .bessel import bessel_ratio, bessel_ratio_perron, bessel_ratio_perron_fixed, log_besseli

@@ -195,13 +195,20 @@ def _bessel_ratio_array(d, kappa):
     return out
 
 
-def bessel_ratio(d, kappa):
+def bessel_ratio(kappa, *, d):
     """A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa), the mean resultant length of vMF(kappa) on S^{d-1}.
 
     Parameters
     ----------
-    d : array_like, ambient dimension (>= 1; vMF on S^{d-1}).
-    kappa : array_like, concentration >= 0 (may be ``inf``, giving 1).
+    kappa : array_like
+        Concentration >= 0 (may be ``inf``, giving 1).
+    d : array_like, keyword-only
+        Ambient dimension >= 1 (vMF on S^{d-1}); keyword-only so that (d, kappa) cannot be swapped.
+
+    Returns
+    -------
+    float or ndarray
+        A_d(kappa), broadcast over ``kappa`` and ``d``.
     """
     d_a, k_a = np.broadcast_arrays(np.asarray(d, dtype=np.float64), np.asarray(kappa, dtype=np.float64))
     if np.any(~(d_a >= 1)):

@@ -118,7 +118,7 @@ def negentropy_offset(d, convention="uniform"):
     raise ValueError(f"convention = {convention!r}; use 'uniform', 'hausdorff' or 'author'")
 
 
-def vmf_log_partition_uniform(d, kappa):
+def vmf_log_partition_uniform(kappa, *, d):
     """psi_U(kappa) = log E_{Uniform(S^{d-1})} exp(kappa x_1) = lgamma(d/2) + log I_{d/2-1}(kappa) - (d/2-1) log(kappa/2).
 
     psi_U(0) = 0 and psi_U(inf) = inf. Computed without forming I_nu; for small kappa from the power series.
@@ -154,13 +154,13 @@ def _log_hyp0f1_series(nu, k):
     return out
 
 
-def vmf_log_normalizer(d, kappa):
+def vmf_log_normalizer(kappa, *, d):
     """log C_d(kappa) of vMF(m, kappa) on S^{d-1}, density w.r.t. the Hausdorff (surface) measure.
 
     C_d(kappa) = kappa^{d/2-1} / ((2 pi)^{d/2} I_{d/2-1}(kappa)); kappa = 0 gives -log|S^{d-1}|.
     """
     d = _check_d(d)
-    return _ret(-log_sphere_area(d) - np.asarray(vmf_log_partition_uniform(d, kappa)))
+    return _ret(-log_sphere_area(d) - np.asarray(vmf_log_partition_uniform(kappa, d=d)))
 
 
 # ----------------------------------------------------------------------------- kappa from r
@@ -218,8 +218,10 @@ def _halley_perron_array(r, d, n_steps, n_terms, exact):
     out = np.empty(r.shape[0])
     for i in range(r.shape[0]):
         ri = r[i]
-        if ri == 0.0:
-            out[i] = 0.0
+        if ri < 1e-8:
+            # A_d(kappa) = kappa/d - kappa^3/(d^2 (d+2)) + O(kappa^5) inverted: kappa = d r + d^2 r^3/(d+2),
+            # exact in doubles here (the next term is O(r^5)); Halley's f2 would overflow (d^2/kappa^2).
+            out[i] = d * ri + d * d * ri * ri * ri / (d + 2.0)
             continue
         k = ri * (d - ri * ri) / (1.0 - ri * ri)
         steps = 100 if exact else n_steps
@@ -248,7 +250,7 @@ def _halley_perron_array(r, d, n_steps, n_terms, exact):
     return out
 
 
-def kappa_halley_perron(r, d, n_steps=2, n_terms=50):
+def kappa_halley_perron(r, *, d, n_steps=2, n_terms=50):
     """The VMF authors' truncated root finder: ``n_steps`` Halley steps, CF truncated at ``n_terms``."""
     d = _check_d(d)
     r = _check_r(r)
@@ -256,13 +258,13 @@ def kappa_halley_perron(r, d, n_steps=2, n_terms=50):
     return _ret(_halley_perron_array(flat, d, int(n_steps), int(n_terms), False).reshape(r.shape))
 
 
-def vmf_mean_to_kappa(r, d, method="newton", **kwargs):
+def vmf_mean_to_kappa(r, *, d, method="newton", **kwargs):
     """kappa = A_d^{-1}(r) = phi'(r): the concentration whose vMF on S^{d-1} has mean norm r.
 
     Parameters
     ----------
     r : array_like in [0, 1), |mu|.
-    d : ambient dimension >= 2.
+    d : ambient dimension >= 2, keyword-only (as in every function of this module).
     method : ``"newton"`` (Halley/Newton on the Perron CF to full precision, started from Banerjee;
         alias ``"halley"``), ``"banerjee"`` (r (d - r^2)/(1 - r^2)), ``"refined1"`` (psi~'_1),
         ``"refined2"`` (psi~'_2, the paper's closed form), ``"ode"`` (the ODE, kwargs forwarded).
@@ -279,7 +281,7 @@ def vmf_mean_to_kappa(r, d, method="newton", **kwargs):
     if method == "refined2":
         return _ret(_refined2_grad(r, d))
     if method == "ode":
-        return _ret(solve_negentropy_ode(r, d, **kwargs)[1])
+        return _ret(solve_negentropy_ode(r, d=d, **kwargs)[1])
     raise ValueError(f"method = {method!r}; use one of {KAPPA_METHODS}")
 
 
@@ -361,7 +363,7 @@ def _refined1_phi_log_scalar(r, d):
     return out
 
 
-def vmf_negentropy(r, d, method="exact", **kwargs):
+def vmf_negentropy(r, *, d, method="exact", **kwargs):
     """Negative entropy phi(r) = kappa r - psi_U(kappa), kappa = A_d^{-1}(r) (so phi(0) = 0, phi' = kappa).
 
     Relative to the uniform probability measure on S^{d-1}; add ``negentropy_offset(d, convention)``
@@ -374,10 +376,10 @@ def vmf_negentropy(r, d, method="exact", **kwargs):
     d = _check_d(d)
     r = _check_r(r)
     if method == "exact":
-        kappa = np.asarray(vmf_mean_to_kappa(r, d, "newton"))
-        return _ret(kappa * r - np.asarray(vmf_log_partition_uniform(d, kappa)))
+        kappa = np.asarray(vmf_mean_to_kappa(r, d=d, method="newton"))
+        return _ret(kappa * r - np.asarray(vmf_log_partition_uniform(kappa, d=d)))
     if method == "ode":
-        return _ret(solve_negentropy_ode(r, d, **kwargs)[0])
+        return _ret(solve_negentropy_ode(r, d=d, **kwargs)[0])
     if method == "banerjee":
         return _ret(_banerjee_phi(r, d))
     if method == "refined":
@@ -385,20 +387,20 @@ def vmf_negentropy(r, d, method="exact", **kwargs):
     raise ValueError(f"method = {method!r}; use one of {NEGENTROPY_METHODS}")
 
 
-def vmf_negentropy_grad(r, d, method="exact", **kwargs):
+def vmf_negentropy_grad(r, *, d, method="exact", **kwargs):
     """phi'(r) = kappa. ``"exact"`` = Newton; ``"banerjee"``; ``"refined"`` = psi~'_2 (paper's choice);
     ``"refined1"`` = psi~'_1; ``"ode"``."""
     m = {"exact": "newton", "refined": "refined2"}.get(method, method)
-    return vmf_mean_to_kappa(r, d, m, **kwargs)
+    return vmf_mean_to_kappa(r, d=d, method=m, **kwargs)
 
 
-def vmf_negentropy_hess(r, d, method="exact", **kwargs):
+def vmf_negentropy_hess(r, *, d, method="exact", **kwargs):
     """phi''(r). ``"exact"``: 1/A_d'(kappa) = 1/(1 - r^2 - (d-1) r/kappa); ``"banerjee"``: derivative of
     Banerjee's kappa; ``"refined"``: psi~''_1; ``"ode"``: the ODE right-hand side at the ODE solution."""
     d = _check_d(d)
     r = _check_r(r)
     if method in ("exact", "ode"):
-        kappa = np.asarray(vmf_mean_to_kappa(r, d, "newton" if method == "exact" else "ode", **kwargs))
+        kappa = np.asarray(vmf_mean_to_kappa(r, d=d, method="newton" if method == "exact" else "ode", **kwargs))
         with np.errstate(invalid="ignore", divide="ignore"):
             h = kappa / ((1.0 - r * r) * kappa - (d - 1.0) * r)
         h = np.where(r == 0, float(d), h)  # limit r -> 0: kappa ~ d r
@@ -424,8 +426,8 @@ def vmf_variance_function(mu, method="exact"):
     _check_r(r, "|mu|")
     if r == 0.0:
         return np.eye(d) / d
-    kappa = float(vmf_negentropy_grad(r, d, method))
-    h = float(vmf_negentropy_hess(r, d, method))
+    kappa = float(vmf_negentropy_grad(r, d=d, method=method))
+    h = float(vmf_negentropy_hess(r, d=d, method=method))
     u = mu / r
     return (r / kappa) * np.eye(d) + (1.0 / h - r / kappa) * np.outer(u, u)
 
@@ -437,13 +439,13 @@ def _ode_rhs(d):
     return rhs
 
 
-def solve_negentropy_ode(r, d, psi0=0.0, dpsi0=None, rtol=1e-12, atol=1e-12, method="RK45"):
+def solve_negentropy_ode(r, *, d, psi0=0.0, dpsi0=None, rtol=1e-12, atol=1e-12, method="RK45"):
     """Solve the paper's ODE phi'' = phi' / ((1 - r^2) phi' - (d-1) r) once from 0 to max(r).
 
     Parameters
     ----------
     r : array_like query radii in [0, 1) (any order; duplicates allowed).
-    d : dimension.
+    d : dimension, keyword-only.
     psi0 : phi(0), the constant of the chosen convention (0 = uniform measure).
     dpsi0 : phi'(0) = epsilon_0 > 0 (the exact value 0 is a 0/0 singularity). Default: the authors'
         1e-6 for d < 1000, 1e-5 for d < 50000, 1e-4 above.

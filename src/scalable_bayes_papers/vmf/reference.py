@@ -112,7 +112,7 @@ def kappa_negentropy_mp(r, d, dps=50, kappa0=None):
         raise ValueError(f"r = {r}: the reference needs 0 < r < 1")
     if not d >= 2:
         raise ValueError(f"d = {d}: the vMF needs d >= 2")
-    k = float(vmf_mean_to_kappa(float(r), float(d), "newton")) if kappa0 is None else float(kappa0)
+    k = float(vmf_mean_to_kappa(float(r), d=float(d), method="newton")) if kappa0 is None else float(kappa0)
     with mp.workdps(dps + 10):
         r_mp = mp.mpf(r)
         nu = mp.mpf(d) / 2 - 1

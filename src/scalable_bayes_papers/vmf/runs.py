@@ -61,12 +61,12 @@ def fig1_table(dims=(2, 10, 100, 1000), n_points=100, psi_const="author"):
         t0 = time.perf_counter()
         off = negentropy_offset(d, psi_const)
         r0 = np.linspace(0.0, 1.0, n_points + 2)[1:-1]
-        _, k0 = solve_negentropy_ode(r0, d, psi0=off, dpsi0=author_dpsi0(d))
-        r = np.asarray(bessel_ratio(d, k0))
+        _, k0 = solve_negentropy_ode(r0, d=d, psi0=off, dpsi0=author_dpsi0(d))
+        r = np.asarray(bessel_ratio(k0, d=d))
         r = r[(r > 0) & (r < 1)]
-        phi_ode, dphi_ode = solve_negentropy_ode(r, d, psi0=off, dpsi0=author_dpsi0(d))
-        kappa_ref = np.asarray(kappa_halley_perron(r, d, 3, 50))
-        phi_ref = kappa_ref * r - np.asarray(vmf_log_partition_uniform(d, kappa_ref)) + off
+        phi_ode, dphi_ode = solve_negentropy_ode(r, d=d, psi0=off, dpsi0=author_dpsi0(d))
+        kappa_ref = np.asarray(kappa_halley_perron(r, d=d, n_steps=3, n_terms=50))
+        phi_ref = kappa_ref * r - np.asarray(vmf_log_partition_uniform(kappa_ref, d=d)) + off
         rows.append(pd.DataFrame({
             "d": d, "r": r, "phi_ode": phi_ode, "phi_ref": phi_ref, "dphi_ode": dphi_ode, "dphi_ref": kappa_ref,
             "phi_abs_err": np.abs(phi_ode - phi_ref), "phi_rel_err": _rel(phi_ode - phi_ref, phi_ref),
@@ -85,7 +85,7 @@ def _reference(r, d, reference, dpsi0, ref_dps):
     if reference == "mpmath":
         phi, dphi = reference_curves(r, d, ref_dps)
     elif reference == "ode":
-        phi, dphi = solve_negentropy_ode(r, d, psi0=0.0, dpsi0=dpsi0)
+        phi, dphi = solve_negentropy_ode(r, d=d, psi0=0.0, dpsi0=dpsi0)
     else:
         raise ValueError(f"reference = {reference!r}; use 'mpmath' (high precision) or 'ode' (the paper's)")
     return phi, dphi, time.perf_counter() - t0
@@ -101,7 +101,7 @@ def fig2_table(dims=(10, 100, 1000, 10000), n_points=1000, dpsi0=1e-5, psi_const
     for d in dims:
         off = negentropy_offset(d, psi_const)
         t0 = time.perf_counter()
-        phi_o, dphi_o = solve_negentropy_ode(r, d, psi0=0.0, dpsi0=dpsi0)
+        phi_o, dphi_o = solve_negentropy_ode(r, d=d, psi0=0.0, dpsi0=dpsi0)
         t_ode = time.perf_counter() - t0
         if reference == "ode":
             phi, dphi, t_ref = phi_o, dphi_o, t_ode
@@ -116,8 +116,8 @@ def fig2_table(dims=(10, 100, 1000, 10000), n_points=1000, dpsi0=1e-5, psi_const
             if method == "ode":
                 ph, g, t_cf = phi_o, dphi_o, t_ode
             else:
-                ph = np.asarray(vmf_negentropy(r, d, pm))
-                g = np.asarray(vmf_mean_to_kappa(r, d, gm))
+                ph = np.asarray(vmf_negentropy(r, d=d, method=pm))
+                g = np.asarray(vmf_mean_to_kappa(r, d=d, method=gm))
                 t_cf = time.perf_counter() - t1
             breg = r * g - ph
             rows.append(pd.DataFrame({
@@ -139,7 +139,7 @@ def fig4_table(dims=(2, 100), r_max=(0.1, 0.001), n_points=100, dpsi0=(1e-6, 1e-
         r = np.linspace(0.0, rm, n_points + 1)[1:]
         for e0 in dpsi0:
             t0 = time.perf_counter()
-            phi, dphi = solve_negentropy_ode(r, d, dpsi0=e0)
+            phi, dphi = solve_negentropy_ode(r, d=d, dpsi0=e0)
             rows.append(pd.DataFrame({"d": d, "r": r, "dpsi0": e0, "phi": phi, "dphi": dphi,
                                       "wall_s": time.perf_counter() - t0}))
     return pd.concat(rows, ignore_index=True)
@@ -167,18 +167,18 @@ def fig5_table(dims=(1000, 10000, 50000), n_points=100, reference="mpmath", ref_
         per_method = []
         if d in ode_dims:
             t1 = time.perf_counter()
-            _, dphi_o = solve_negentropy_ode(r, d, dpsi0=author_dpsi0(d))
+            _, dphi_o = solve_negentropy_ode(r, d=d, dpsi0=author_dpsi0(d))
             t_ode = time.perf_counter() - t1
             if reference == "ode":
                 kref, t_ref = dphi_o, t_ode
             else:
                 per_method.append(("ode", 0, 0, dphi_o, t_ode))
         t1 = time.perf_counter()
-        cf = np.asarray(vmf_mean_to_kappa(r, d, "refined2"))
+        cf = np.asarray(vmf_mean_to_kappa(r, d=d, method="refined2"))
         per_method.insert(0, ("closed_form", 0, 0, cf, time.perf_counter() - t1))
         for steps, terms in ROOT_SETTINGS:
             t1 = time.perf_counter()
-            k = np.asarray(kappa_halley_perron(r, d, steps, terms))
+            k = np.asarray(kappa_halley_perron(r, d=d, n_steps=steps, n_terms=terms))
             per_method.append((f"halley_{steps}steps_{terms}terms", steps, terms, k, time.perf_counter() - t1))
         for method, steps, terms, k, wall in per_method:
             rows.append(pd.DataFrame({"d": d, "r": r, "method": method, "n_steps": steps, "n_terms": terms,
@@ -227,7 +227,7 @@ def exact_mixture_ll(X, res):
     d = X.shape[1]
     kappa = np.atleast_1d(np.asarray(res.concentrations, dtype=np.float64))
     with np.errstate(divide="ignore"):
-        a = np.log(res.weights) + np.asarray(vmf_log_normalizer(d, kappa))
+        a = np.log(res.weights) + np.asarray(vmf_log_normalizer(kappa, d=d))
     L = np.asarray(X @ res.directions.T) * kappa[None, :] + a[None, :]
     return float(np.mean(logsumexp(L, axis=1)))
 

@@ -122,13 +122,13 @@ def init_partition_means(X, n_components, rng, uniform_norm=False):
 
 
 def _kappa_from_r(r, d, kappa_method, kappa_max):
-    r = np.minimum(np.asarray(r, dtype=np.float64), float(bessel_ratio(d, kappa_max)))
+    r = np.minimum(np.asarray(r, dtype=np.float64), float(bessel_ratio(kappa_max, d=d)))
     if kappa_method == "newton":
-        k = vmf_mean_to_kappa(r, d, "newton")
+        k = vmf_mean_to_kappa(r, d=d, method="newton")
     elif kappa_method == "halley_perron":
-        k = kappa_halley_perron(r, d, 2, 50)  # the authors' M-step: 2 Halley steps, 50 CF terms
+        k = kappa_halley_perron(r, d=d, n_steps=2, n_terms=50)  # the authors' M-step: 2 Halley steps, 50 CF terms
     elif kappa_method in ("banerjee", "refined2"):
-        k = vmf_mean_to_kappa(r, d, kappa_method)
+        k = vmf_mean_to_kappa(r, d=d, method=kappa_method)
     else:
         raise ValueError(f"kappa_method = {kappa_method!r}; use 'newton', 'halley_perron', 'banerjee' or 'refined2'")
     return np.minimum(np.atleast_1d(k), kappa_max)
@@ -140,14 +140,14 @@ def component_scores(d, weights, r, kappa_or_none, parametrization, negentropy, 
         logw = np.log(weights)
     if parametrization == "natural":
         kappa = kappa_or_none
-        return logw + np.asarray(vmf_log_normalizer(d, kappa)), kappa
+        return logw + np.asarray(vmf_log_normalizer(kappa, d=d)), kappa
     # mean parametrisation: Psi and grad Psi of mu_k from the chosen negative-entropy method
     grad_method = {"refined": "refined", "exact": "exact", "banerjee": "banerjee", "ode": "ode"}[negentropy]
     if negentropy == "ode":
-        phi, g = vmf_negentropy(r, d, "ode"), vmf_negentropy_grad(r, d, "ode")
+        phi, g = vmf_negentropy(r, d=d, method="ode"), vmf_negentropy_grad(r, d=d, method="ode")
     else:
-        phi = vmf_negentropy(r, d, negentropy)
-        g = vmf_negentropy_grad(r, d, grad_method)
+        phi = vmf_negentropy(r, d=d, method=negentropy)
+        g = vmf_negentropy_grad(r, d=d, method=grad_method)
     phi = np.atleast_1d(phi)
     g = np.atleast_1d(g)
     return logw + phi - g * r - log_sphere_area(d), g
@@ -216,7 +216,7 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
     _check_k(n_components, n)
     K = int(n_components)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
-    mu_max = float(bessel_ratio(d, kappa_max))
+    mu_max = float(bessel_ratio(kappa_max, d=d))
     mu0 = init_partition_means(X, K, rng, uniform_norm=(assignment == "hard" or tied)) if init_mu is None \
         else np.array(init_mu, dtype=np.float64)
     if mu0.shape != (K, d):
@@ -263,7 +263,8 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
         prev = ll
     res.weights, res.directions, res.mean_norms = weights, directions, r
     res.concentrations = kappa if parametrization == "natural" else np.atleast_1d(
-        vmf_negentropy_grad(r, d, {"refined": "refined", "exact": "exact", "banerjee": "banerjee", "ode": "ode"}[negentropy]))
+        vmf_negentropy_grad(r, d=d, method={"refined": "refined", "exact": "exact", "banerjee": "banerjee",
+                                            "ode": "ode"}[negentropy]))
     a, b = component_scores(d, weights, r, kappa, parametrization, negentropy, kappa_method, kappa_max)
     L = _log_prob(X, directions, a, b)
     res.labels = np.argmax(L, axis=1)
