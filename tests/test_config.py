@@ -7,7 +7,7 @@ import sys
 import pytest
 import yaml
 
-from scalable_bayes.config import ConfigError, validate_config
+from scalable_bayes_papers.config import ConfigError, validate_config
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml", "paper.yaml"])

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scalable_bayes.config import ConfigError, validate_config
+from scalable_bayes_papers.config import ConfigError, validate_config
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "workflow" / "schemas"

@@ -14,10 +14,10 @@ from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
-import pandas as pd
-
+from ._optional import require
 from .utils import dataframe_to_markdown, write_json_atomic, write_text_atomic
 
+pd = require("pandas", "scalable_bayes.reporting (the claims table)")
 logger = logging.getLogger(__name__)
 
 CLAIM_KEYS = ("id", "paper", "claim", "measured", "holds", "scale")

@@ -114,8 +114,9 @@ def dataframe_to_markdown(df, floatfmt: str = ".4g") -> str:
             return format(float(v), floatfmt)
         return str(v).replace("|", "\\|").replace("\n", " ")
 
-    import pandas as pd
+    from ._optional import require
 
+    pd = require("pandas", "dataframe_to_markdown")
     cols = [str(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in df.itertuples(index=False):

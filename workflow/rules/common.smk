@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from scalable_bayes.config import ConfigError, validate_config
+from scalable_bayes_papers.config import ConfigError, validate_config
 from scalable_bayes.dependencies import ImportGraph
 
 PAPERS = ["vmf", "sgnht", "sggmc", "scir", "esca"]

@@ -7,7 +7,7 @@ combination stops before any job is scheduled (and not in the figure rule after 
 
 from __future__ import annotations
 
-from scalable_bayes.config import config_error
+from scalable_bayes_papers.config import config_error
 
 
 def check_config(block: dict) -> None:
@@ -19,7 +19,7 @@ def check_config(block: dict) -> None:
 
     Raises
     ------
-    scalable_bayes.config.ConfigError
+    scalable_bayes_papers.config.ConfigError
         naming the key and the values that would fit.
     """
     problems = []

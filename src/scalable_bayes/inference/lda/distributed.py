@@ -20,6 +20,8 @@ import logging
 
 import numpy as np
 
+from ..._optional import require
+
 from . import _kernels as kern
 from ._estimators import ESCA, CorpusArrays
 
@@ -66,8 +68,7 @@ class DistributedESCA(ESCA):
 
     def _comm(self):
         if self.comm is None:
-            from mpi4py import MPI
-
+            MPI = require("mpi4py.MPI", "distributed ESCA (scalable_bayes.inference.lda.distributed)")
             self.comm = MPI.COMM_WORLD
         return self.comm
 
@@ -77,8 +78,7 @@ class DistributedESCA(ESCA):
         self.seed_ = int(self._comm().bcast(self.seed_, root=0))
 
     def _allreduce(self, a):
-        from mpi4py import MPI
-
+        MPI = require("mpi4py.MPI", "distributed ESCA (scalable_bayes.inference.lda.distributed)")
         self._comm().Allreduce(MPI.IN_PLACE, a, op=MPI.SUM)
 
     def _warm_up(self):

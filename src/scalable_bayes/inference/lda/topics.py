@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+
+from ..._optional import require
 
 __all__ = ["top_words"]
 
 
-def top_words(components, vocab, n_topics_show=5, n_words=10) -> pd.DataFrame:
+def top_words(components, vocab, n_topics_show=5, n_words=10):
     """Top ``n_words`` words of the first ``n_topics_show`` topics of ``components`` (K x V topic-word
     weights, e.g. an estimator's ``components_``), as a DataFrame (topic, top_words); ties keep
-    vocabulary order."""
+    vocabulary order. Needs pandas (the ``pipeline`` extra)."""
+    pd = require("pandas", "top_words (it returns a DataFrame)")
     rows = []
     for k in range(min(n_topics_show, components.shape[0])):
         order = np.argsort(-components[k], kind="stable")[:n_words]
