@@ -1,13 +1,13 @@
 """On-disk layout of a processed corpus (``data/processed/<corpus>/``) and its loader.
 
-Files in a corpus directory:
+Files in a corpus directory::
 
-``counts.npz``   document-term counts, ``scipy.sparse`` CSR (int32), documents x vocabulary
-``tfidf.npz``    tf-idf rows, CSR float64, l2-normalised (only for corpora whose paper uses tf-idf)
-``vocab.txt``    one term per line, column order of the matrices
-``docs.parquet`` one row per document: ``doc_id`` (str), ``label`` (int, -1 if none),
-                 ``split`` (``"train"``/``"test"``), ``n_tokens`` (int)
-``meta.json``    name, source, label_names, paper's counts, preprocessing settings, notes
+    counts.npz   document-term counts, scipy.sparse CSR (int32), documents x vocabulary
+    tfidf.npz    tf-idf rows, CSR float64, l2-normalised (only for corpora whose paper uses tf-idf)
+    vocab.txt    one term per line, column order of the matrices
+    docs.parquet one row per document: doc_id (str), label (int, -1 if none),
+                 split ("train"/"test"), n_tokens (int)
+    meta.json    name, source, label_names, paper's counts, preprocessing settings, notes
 """
 
 from __future__ import annotations

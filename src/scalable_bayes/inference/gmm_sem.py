@@ -1,9 +1,12 @@
 """EM vs stochastic EM (SEM) for a Gaussian mixture (ESCA App. A and App. F, eqs. 71-73).
 
-EM:  E: r_ik propto theta_k N(x_i | mu_k, Sigma_k);  M: MAP updates with the soft counts.
-SEM: E as above; S: z_i ~ Cat(r_i); M: the same MAP updates with hard counts (eq. 73):
-     theta_k = (n_k + a - 1)/(n + K a - K),  mu_k = (kappa0 mu0 + sum_{z_i=k} x_i)/(kappa0 + n_k),
-     Sigma_k = (Psi0 + kappa0 mu0 mu0^T + sum_{z_i=k} x_i x_i^T - (kappa0 + n_k) mu_k mu_k^T)/(nu0 + d + 2 + n_k).
+The two algorithms::
+
+    EM:  E: r_ik propto theta_k N(x_i | mu_k, Sigma_k);  M: MAP updates with the soft counts.
+    SEM: E as above; S: z_i ~ Cat(r_i); M: the same MAP updates with hard counts (eq. 73):
+         theta_k = (n_k + a - 1)/(n + K a - K),  mu_k = (kappa0 mu0 + sum_{z_i=k} x_i)/(kappa0 + n_k),
+         Sigma_k = (Psi0 + kappa0 mu0 mu0^T + sum_{z_i=k} x_i x_i^T - (kappa0 + n_k) mu_k mu_k^T)/(nu0 + d + 2 + n_k).
+
 Default priors (weak; the ESCA paper states none): a = 1, kappa0 = 0.01, mu0 = data mean,
 Psi0 = 0.01 I, nu0 = 0. An empty component keeps its previous parameters.
 Both use the same M-step so that the only difference is soft vs sampled assignments.

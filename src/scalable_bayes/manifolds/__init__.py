@@ -1,5 +1,6 @@
 """Manifolds the samplers move on: R^n (the default), the probability simplex in the gamma
-parametrisation (:mod:`.simplex`) and products of unit spheres (:mod:`.sphere`). A model declares its
+parametrisation (:mod:`~scalable_bayes.manifolds.simplex`) and products of unit spheres
+(:mod:`~scalable_bayes.manifolds.sphere`). A model declares its
 manifold (``Model.manifold``); a sampler states the manifold it samples on and reads the manifold's
 constants, so the driver never branches on geometry."""
 

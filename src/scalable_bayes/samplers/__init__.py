@@ -1,4 +1,5 @@
-"""SG-MCMC samplers behind one interface (see :mod:`.base`) and one driver (:mod:`.driver`).
+"""SG-MCMC samplers behind one interface (:mod:`~scalable_bayes.samplers.base`) and one driver
+(:mod:`~scalable_bayes.samplers.driver`).
 
 >>> from scalable_bayes import samplers, models
 >>> alg = samplers.sgnht(A=1.0)

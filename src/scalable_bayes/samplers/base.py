@@ -3,8 +3,8 @@
 A sampler is a :class:`SamplingAlgorithm`: ``init(position, rng, step_size=None) -> SGState`` and
 ``build_kernel(model) -> step`` with ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)``.
 Behind both sits one Numba *step kernel* with the common signature documented in
-:mod:`.kernels`; the compiled chunk driver (:mod:`.driver`) calls the same kernel inside a jitted
-loop, so the Python step and the compiled chain draw exactly the same numbers.
+:mod:`~scalable_bayes.samplers.kernels`; the compiled chunk driver (:mod:`.driver`) calls the same
+kernel inside a jitted loop, so the Python step and the compiled chain draw exactly the same numbers.
 
 State layout (shared by the Euclidean, sphere and simplex samplers):
 

@@ -2,8 +2,8 @@
 
 Both samplers move theta (>= 0, blocks of the :class:`~scalable_bayes.manifolds.GammaSimplex` a model
 declares), omega = theta / sum(theta) per block. The model supplies, in the gradient slot ``g`` of the
-common kernel signature (:mod:`.kernels`), the minibatch estimate n^_j = (N/n) sum_{i in S} z_ij of the
-counts; binding the sampler to the model appends ``[block_size, alpha_0, ..., alpha_{dim-1}]`` (the
+common kernel signature (:mod:`~scalable_bayes.samplers.kernels`), the minibatch estimate
+n^_j = (N/n) sum_{i in S} z_ij of the counts; binding the sampler to the model appends ``[block_size, alpha_0, ..., alpha_{dim-1}]`` (the
 Dirichlet prior) to the kernel constants ``hyper``.
 
 * :func:`scir_step` -- stochastic Cox-Ingersoll-Ross, SCIR Alg. 1 (eqs. 2.1-2.3): every theta_j takes

@@ -8,9 +8,11 @@ c_ik = x_i . m_k (m_k the unit mean direction):
 
 * natural (Banerjee et al. 2005a; VMF paper Sec. 3.1): log p_ik = log w_k + log C_d(kappa_k) + kappa_k c_ik,
   with kappa_k = A_d^{-1}(rbar_k) from Newton/Halley on the Perron continued fraction;
-* mean (Banerjee et al. 2005b, Bregman clustering; VMF paper Sec. 3.1):
-  log p_ik = log w_k + Psi(mu_k) + grad Psi(mu_k) . (x_i - mu_k) - log|S^{d-1}|
-           = log w_k + [phi(r_k) - phi'(r_k) r_k - log|S^{d-1}|] + phi'(r_k) c_ik,
+* mean (Banerjee et al. 2005b, Bregman clustering; VMF paper Sec. 3.1)::
+
+      log p_ik = log w_k + Psi(mu_k) + grad Psi(mu_k) . (x_i - mu_k) - log|S^{d-1}|
+               = log w_k + [phi(r_k) - phi'(r_k) r_k - log|S^{d-1}|] + phi'(r_k) c_ik,
+
   with mu_k the responsibility-weighted mean (moment matching), r_k = |mu_k|, phi the negative
   entropy (closed forms psi~_1, psi~'_2 of the paper by default).
 

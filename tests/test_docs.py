@@ -1,0 +1,66 @@
+"""The docs site builds with warnings as errors, documents every public name of the library, and its
+examples run (each page's ``python`` code blocks, in order, in one namespace per page)."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PUBLIC_PACKAGES = ("special", "distributions", "manifolds", "models", "samplers", "inference", "evaluation",
+                   "corpora")
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("docs_html")
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
+                          str(DOCS), str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, "the docs build has warnings or errors:\n" + res.stderr[-6000:]
+    return out
+
+
+@pytest.mark.slow
+def test_the_site_builds_without_warnings(built_site):
+    assert (built_site / "index.html").exists() and (built_site / "api.html").exists()
+    for paper in ("sggmc", "sgnht", "scir", "vmf", "esca"):
+        assert (built_site / "papers" / f"{paper}.html").exists(), paper
+
+
+@pytest.mark.slow
+def test_every_public_name_has_an_api_page(built_site):
+    html = "\n".join(p.read_text(encoding="utf-8") for p in (built_site / "_api").glob("*.html"))
+    missing = []
+    for pkg in PUBLIC_PACKAGES:
+        mod = importlib.import_module(f"scalable_bayes.{pkg}")
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if not (callable(obj) or isinstance(obj, type)):
+                continue
+            if f'id="{getattr(obj, "__module__", "")}.{name}"' not in html and f'>{name}<' not in html:
+                missing.append(f"scalable_bayes.{pkg}.{name}")
+    assert not missing, "public names without an API entry: " + ", ".join(missing)
+
+
+def _code_blocks(page: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+EXAMPLE_PAGES = sorted(p for p in DOCS.glob("*.md") if _code_blocks(p))
+
+
+@pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[p.stem for p in EXAMPLE_PAGES])
+def test_the_examples_of_a_page_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": f"docs_{page.stem}"}
+    for i, block in enumerate(_code_blocks(page)):
+        try:
+            exec(compile(block, f"{page.name}[block {i}]", "exec"), namespace)
+        except Exception as exc:  # pragma: no cover - the message is the point
+            raise AssertionError(f"{page.name}, code block {i} fails: {exc!r}\n{block}") from exc
