@@ -363,10 +363,15 @@ def chunk_runner(kern, grad, extras=()):
 class ChainResult:
     """Output of :func:`run_chain`.
 
-    ``samples`` (n_kept, n): positions after burn-in, every ``thin``-th step (``sample_steps``
-    gives their 0-based step indices); ``kinetic_energy``, ``thermostat``, ``grad_norm``: one
-    value per step (the Info of every step); ``checkpoint_step``/``checkpoint_wall``: cumulative
-    sampler wall time (seconds, callbacks excluded) at each checkpoint.
+    ``samples`` (n_kept, n): the points of the target after burn-in, every ``thin``-th step
+    (``sample_steps`` gives their 0-based step indices): the positions themselves, except on a model
+    whose manifold maps the sampler's coordinates to points (``sample_points``): on the gamma-parametrised
+    simplex (SCIR, SGRLD) each block of a row is normalised, omega = theta / sum(theta), so every block
+    sums to 1 (SCIR Sec. 1.2); ``gamma_samples`` then holds the sampler's gamma variables theta of the same
+    steps (None for other models). ``kinetic_energy``, ``thermostat``, ``grad_norm``: one value per step
+    (the Info of every step); ``checkpoint_step``/``checkpoint_wall``: cumulative sampler wall time
+    (seconds, callbacks excluded) at each checkpoint. ``state`` is the sampler's final state (on the
+    simplex: gamma variables), from which a chain continues.
     """
 
     sampler: str
@@ -384,6 +389,7 @@ class ChainResult:
     checkpoint_wall: np.ndarray
     state: SGState
     callback_values: list = field(default_factory=list)
+    gamma_samples: np.ndarray | None = None
 
     @property
     def wall_time(self) -> float:
@@ -393,17 +399,27 @@ class ChainResult:
         """Write the chain (samples, per-step info, checkpoints) atomically as .npz."""
         _save_npz(path, self.samples, self.sample_steps, self.kinetic_energy, self.thermostat,
                   self.grad_norm, self.checkpoint_step, self.checkpoint_wall, self.sampler, self.model,
-                  self.seed, self.step_size)
+                  self.seed, self.step_size, self.gamma_samples)
 
 
-def _save_npz(path, samples, steps, ke, th, gn, ck_s, ck_w, sampler, model, seed, h):
+def _save_npz(path, samples, steps, ke, th, gn, ck_s, ck_w, sampler, model, seed, h, gamma=None):
     path = Path(path)
+    extra = {} if gamma is None else {"gamma_samples": gamma}
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, samples=samples, sample_steps=steps, kinetic_energy=ke, thermostat=th,
                      grad_norm=gn, checkpoint_step=ck_s, checkpoint_wall=ck_w,
                      sampler=np.array(sampler), model=np.array(model), seed=np.array(seed),
-                     step_size=np.array(h))
+                     step_size=np.array(h), **extra)
+
+
+def _points(model, kept):
+    """(samples, gamma_samples) of the kept positions: the manifold's points of them and the positions, when
+    the model's manifold defines ``sample_points`` (the gamma simplex); else (kept, None)."""
+    to_points = getattr(getattr(model, "manifold", None), "sample_points", None)
+    if to_points is None:
+        return kept, None
+    return to_points(kept), kept
 
 
 def _progress(total, desc, enabled):
@@ -553,8 +569,9 @@ def run_chain(
                 )
             saved = ""
             if partial_path is not None:
-                _save_npz(partial_path, samples[:n_rec], burnin + thin * np.arange(n_rec), ke[:step], th[:step],
-                          gn[:step], np.array(ck_s, dtype=np.int64), np.array(ck_w), name, model.name, seed, h)
+                pts, gam = _points(model, samples[:n_rec])
+                _save_npz(partial_path, pts, burnin + thin * np.arange(n_rec), ke[:step], th[:step], gn[:step],
+                          np.array(ck_s, dtype=np.int64), np.array(ck_w), name, model.name, seed, h, gam)
                 saved = f" The {n_rec} samples drawn so far are saved in {partial_path}."
             if bar is not None:
                 bar.close()
@@ -578,12 +595,13 @@ def run_chain(
             cb_vals.append((t, callback(t, SGState(x, p, xi))))
     if bar is not None:
         bar.close()
+    points, gamma = _points(model, samples[:n_rec])
     return ChainResult(
         sampler=name, model=model.name, seed=int(seed), chain=int(chain), step_size=h, batch_size=b,
-        samples=samples[:n_rec], sample_steps=burnin + thin * np.arange(n_rec, dtype=np.int64),
+        samples=points, sample_steps=burnin + thin * np.arange(n_rec, dtype=np.int64),
         kinetic_energy=ke, thermostat=th, grad_norm=gn,
         checkpoint_step=np.array(ck_s, dtype=np.int64), checkpoint_wall=np.array(ck_w),
-        state=SGState(x, p, xi), callback_values=cb_vals,
+        state=SGState(x, p, xi), callback_values=cb_vals, gamma_samples=gamma,
     )
 
 
