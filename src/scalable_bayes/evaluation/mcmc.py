@@ -209,6 +209,53 @@ def mcse_z(draws, true_value: float, func=None, *, layout: str = "draw") -> floa
     return float((x.mean() - true_value) / mcse_mean(x, layout="chain,draw"))
 
 
+def to_inference_data(result, var_name: str = "theta"):
+    """Chains of the SG-MCMC driver as an ArviZ ``InferenceData``.
+
+    Parameters
+    ----------
+    result : ChainResult, MultiChainResult or a list of ChainResult
+        One chain (``run_chain``) or several (``run_chains``); any object with ``samples`` (n_draws, dim),
+        ``sample_steps`` and the per-step ``kinetic_energy``, ``thermostat`` and ``grad_norm`` per chain.
+        Every chain must hold the same number of draws of the same dimension.
+    var_name : str
+        Name of the posterior variable.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior[var_name]`` with dims (chain, draw, ``<var_name>_dim_0``): the chains' ``samples`` (on the
+        simplex the normalised points, not the gamma variables). ``sample_stats`` at the kept steps:
+        ``kinetic_energy`` (p'p / 2n, target 1/2; omitted for samplers without momentum), ``thermostat`` (xi,
+        or the fixed friction), ``grad_norm`` and ``diverging``. The driver stops a chain at its first
+        non-finite gradient or position (``DivergenceError``), so a returned chain has no divergent draw:
+        ``diverging`` is all False, present for ArviZ's plots. ``az.summary`` of it gives r_hat, ess_bulk
+        and ess_tail per coordinate.
+    """
+    az = _arviz()
+    chains = list(getattr(result, "chains", None) or ([result] if hasattr(result, "samples") else result))
+    if not chains:
+        raise ValueError("to_inference_data: no chains given")
+    shapes = {np.shape(r.samples) for r in chains}
+    if len(shapes) != 1 or len(next(iter(shapes))) != 2:
+        raise ValueError(f"to_inference_data: every chain needs samples of one shape (n_draws, dim); got "
+                         f"{sorted(shapes)} (chains of different lengths: rerun with equal n_steps, burnin, thin)")
+    steps = [np.asarray(r.sample_steps, dtype=np.int64) for r in chains]
+    post = {var_name: np.stack([np.asarray(r.samples, dtype=np.float64) for r in chains])}
+    stats = {}
+    for key in ("kinetic_energy", "thermostat", "grad_norm"):
+        vals = np.stack([np.asarray(getattr(r, key), dtype=np.float64)[s] for r, s in zip(chains, steps)])
+        if np.isfinite(vals).any():
+            stats[key] = vals
+    stats["diverging"] = np.zeros(post[var_name].shape[:2], dtype=bool)
+    r0 = chains[0]
+    attrs = {k: getattr(r0, k) for k in ("sampler", "model", "seed", "step_size", "batch_size") if hasattr(r0, k)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        idata = az.from_dict(posterior=post, sample_stats=stats, attrs=attrs)
+    return idata
+
+
 def histogram_density(samples, edges) -> np.ndarray:
     """Normalised histogram (density) of ``samples`` on bins ``edges``; mass outside the bins counts
     against the estimate (it is normalised by the total number of samples, not the number inside)."""

@@ -49,11 +49,14 @@ class Model:
         is not checked.
     exact_gradient : False when the gradient carries injected noise even on the full batch (then it cannot
         be compared with finite differences and is not checked).
+    thread_safe : True when the gradient kernel writes nothing but its output ``out`` (no scratch arrays in
+        ``data``, no shared lookahead buffer): several chains may then call it at once from threads
+        (:func:`scalable_bayes.samplers.run_chains`). Default False: chains run one after another.
     """
 
     def __init__(self, name: str, dim: int, n_data: int = 0, grad_kernel: Callable | None = None,
                  data: tuple = (), grad_py: Callable | None = None, reflect=None, manifold=None,
-                 potential: Callable | None = None, exact_gradient: bool = True):
+                 potential: Callable | None = None, exact_gradient: bool = True, thread_safe: bool = False):
         if grad_kernel is None and grad_py is None:
             raise ValueError(f"model {name!r}: give grad_kernel (Numba) or grad_py (NumPy)")
         if potential is not None and not callable(potential):
@@ -80,6 +83,7 @@ class Model:
         self.manifold = EUCLIDEAN if manifold is None else manifold
         self.potential_fn = potential
         self.exact_gradient = bool(exact_gradient)
+        self.thread_safe = bool(thread_safe)
         if getattr(self.manifold, "dim", self.dim) != self.dim:
             raise ValueError(f"model {name!r}: its manifold {self.manifold!r} has {self.manifold.dim} coordinates, "
                              f"the model dim={self.dim}")

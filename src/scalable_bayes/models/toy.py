@@ -40,7 +40,7 @@ def double_well(B: float = 1.0, h: float = 0.01) -> Model:
     """
     if B < 0 or h <= 0:
         raise ValueError(f"double_well: need B >= 0 and h > 0, got B={B}, h={h}")
-    return Model("double_well", 1, 0, _double_well_grad, (np.array([np.sqrt(2.0 * B / h)]),))
+    return Model("double_well", 1, 0, _double_well_grad, (np.array([np.sqrt(2.0 * B / h)]),), thread_safe=True)
 
 
 def double_well_density(grid):
@@ -89,7 +89,7 @@ def gaussian(mean, cov, grad_noise_sd: float = 0.0) -> Model:
 
     return Model("gaussian", mean.size, 0, _gaussian_grad,
                  (np.ascontiguousarray(prec), mean.copy(), np.array([float(grad_noise_sd)])),
-                 potential=potential, exact_gradient=float(grad_noise_sd) == 0.0)
+                 potential=potential, exact_gradient=float(grad_noise_sd) == 0.0, thread_safe=True)
 
 
 def _observations(x, who: str) -> np.ndarray:
@@ -122,7 +122,7 @@ def gaussian_known_variance(x) -> Model:
         """U(mu) = sum_i (x_i - mu)^2 / 2."""
         return 0.5 * float(np.sum((x - th[0]) ** 2))
 
-    return Model("gaussian_known_variance", 1, x.size, _known_var_grad, (x,), potential=potential)
+    return Model("gaussian_known_variance", 1, x.size, _known_var_grad, (x,), potential=potential, thread_safe=True)
 
 
 def gaussian_known_variance_posterior(x):
@@ -168,7 +168,7 @@ def normal_gamma(x) -> Model:
         return float(0.5 * gam * (np.sum((x - mu) ** 2) + mu * mu) - 0.5 * (x.size + 1) * np.log(gam) + gam)
 
     return Model("normal_gamma", 2, x.size, _normal_gamma_grad, (x,), reflect=np.array([0, 1], dtype=np.int8),
-                 potential=potential)
+                 potential=potential, thread_safe=True)
 
 
 def normal_gamma_posterior(x):

@@ -20,13 +20,13 @@ from .base import (
     sgnht_matrix,
     sgnht_reformulated,
 )
-from .driver import ChainResult, run_chain
+from .driver import ChainResult, MultiChainResult, run_chain, run_chains
 from .simplex import scir, sgrld
 from .geodesic import gmc, gsgnht, sggmc, sggmc_sgd
 from ..rng import make_key
 
 __all__ = [
-    "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult",
-    "make_sampler", "make_key", "run_chain", "sgld", "sghmc", "sgnht", "sghmc_reformulated",
+    "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult", "MultiChainResult",
+    "make_sampler", "make_key", "run_chain", "run_chains", "sgld", "sghmc", "sgnht", "sghmc_reformulated",
     "sgnht_reformulated", "sgnht_matrix", "scir", "sgrld", "sggmc", "sggmc_sgd", "gsgnht", "gmc",
 ]
