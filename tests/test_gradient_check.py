@@ -46,6 +46,9 @@ def test_a_sign_flipped_gradient_fails_before_the_first_step():
     # at the mode the gradient vanishes; the nearby point still exposes the flipped sign
     with pytest.raises(ValueError, match="near the initial position"):
         _run(_gaussian_model(-1.0)[0], MEAN.copy())
+    with pytest.raises(ValueError, match="chain 0"):  # several chains: checked once per start, before any runs
+        samplers.run_chains(samplers.sgnht(A=1.0), _gaussian_model(-1.0)[0], np.zeros(2), n_chains=2, seed=0,
+                            n_steps=10, step_size=0.01)
     # without the check the chain runs (and runs away from the target: the silent wrong answer it prevents)
     res = samplers.run_chain(samplers.sgnht(A=1.0), _gaussian_model(-1.0)[0], np.zeros(2), seed=0, n_steps=2000,
                              step_size=0.01, check_gradient=False)

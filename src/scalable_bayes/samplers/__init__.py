@@ -4,6 +4,9 @@
 >>> alg = samplers.sgnht(A=1.0)
 >>> res = samplers.run_chain(alg, models.gaussian_known_variance(x), [0.0], seed=0,
 ...                          n_steps=10_000, step_size=0.01, batch_size=10)
+>>> many = samplers.run_chains(alg, models.gaussian_known_variance(x), [0.0], seed=0, n_chains=4,
+...                            n_steps=10_000, step_size=0.01, batch_size=10)   # chain 0 == res
+>>> az.summary(many.to_inference_data())                                       # r_hat, ess_bulk, ess_tail
 """
 
 from .base import (
