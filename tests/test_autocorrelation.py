@@ -104,7 +104,7 @@ def test_geyer_is_biased_on_the_oscillating_chain_and_the_new_estimators_are_not
 def test_several_chains_and_errors():
     xs = np.stack([simulate((0.5,), 20_000, s) for s in range(4)])
     for method in ["sokal", "batch_means"]:
-        e = mcmc.integrated_autocorrelation_time(xs, method=method)
+        e = mcmc.integrated_autocorrelation_time(xs, method=method, layout="chain,draw")
         assert e.n <= xs.size and abs(e.tau - 3.0) < 4 * e.se, e
         lo, hi = e.ci
         assert lo < e.tau < hi
@@ -121,3 +121,39 @@ def test_a_chain_shorter_than_twenty_windows_is_flagged():
     x = simulate(underdamped(0.999, 700.0), 20_000, 0)  # decorrelates over thousands of lags
     assert not mcmc.integrated_autocorrelation_time(x).reliable
     assert mcmc.integrated_autocorrelation_time(simulate((0.5,), 20_000, 0)).reliable
+
+
+# ------------------------------------------------------------------ ESS and the layout of draws
+def test_ess_of_an_ar1_chain_matches_n_one_minus_rho_over_one_plus_rho():
+    """ESS of AR(1) draws with autocorrelation rho is n (1 - rho) / (1 + rho) (tau = (1 + rho) / (1 - rho)):
+    the mean estimate over 10 seeds is within 4 standard errors of it, for a positive and a negative rho."""
+    n = 20_000
+    for rho in (0.8, -0.3):
+        truth = n * (1 - rho) / (1 + rho)
+        est = np.array([mcmc.ess(simulate((rho,), n, s)) for s in range(10)])
+        assert abs(est.mean() - truth) < 4 * est.std(ddof=1) / np.sqrt(est.size) + 0.02 * truth, (rho, est.mean(), truth)
+        assert abs(est.mean() / truth - 1) < 0.05, (rho, est.mean(), truth)
+
+
+def test_a_chains_samples_are_not_read_as_chains():
+    """``ChainResult.samples`` is (draw, dim): passing it whole is refused with the fix in the message (read as
+    (chain, draw) it gave the ESS of 3,000 draws as tens of thousands); a column is right; several chains of
+    one scalar are accepted with ``layout="chain,draw"`` and agree with ArviZ."""
+    import arviz as az
+
+    rho, n = 0.9, 3000
+    samples = np.stack([simulate((rho,), n, 0), simulate((rho,), n, 1)], axis=1)  # (draw, dim) like a chain
+    for fn in (mcmc.ess, mcmc.autocorrelation_time, mcmc.integrated_autocorrelation_time, mcmc.mcse_mean):
+        with pytest.raises(ValueError, match=r"samples\[:, j\].*layout='chain,draw'"):
+            fn(samples)
+    with pytest.raises(ValueError, match="ambiguous"):
+        mcmc.mcse_z(samples, 0.0)
+    e = mcmc.ess(samples[:, 0])
+    assert e < n and abs(e / (n * (1 - rho) / (1 + rho)) - 1) < 0.5, e
+    chains = samples.T.copy()  # two chains of one scalar, (chain, draw)
+    assert mcmc.ess(chains, layout="chain,draw") == pytest.approx(float(az.ess(chains, method="mean")))
+    assert mcmc.ess(samples[:, 0], layout="chain,draw") == pytest.approx(e)  # 1-d: one chain either way
+    with pytest.raises(ValueError, match="layout must be one of"):
+        mcmc.ess(chains, layout="draw,chain")
+    with pytest.raises(ValueError, match=r"samples\[:, :, j\]"):
+        mcmc.ess(np.zeros((2, 10, 3)), layout="chain,draw")

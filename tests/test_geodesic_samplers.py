@@ -288,10 +288,10 @@ def test_vmf_mean_resultant_length(d, kappa):
     for alg, model, hh in [(samplers.gmc(10), models.vmf(mu, kappa), h_gmc), (samplers.sggmc(C, noise=V), noisy, h),
                            (samplers.gsgnht(C, noise=V), noisy, h)]:
         ch = _vmf_chains(alg, model, hh)[:, :, 0]
-        z = mcmc.mcse_z(ch, A)
+        z = mcmc.mcse_z(ch, A, layout="chain,draw")
         assert abs(z) < 4.5, (alg.name, d, kappa, z, ch.mean(), A)
     bad = _vmf_chains(samplers.sggmc(C, noise=0.0), models.vmf(mu, kappa, noise_var=4 * C / h), h)[:, :, 0]
-    assert mcmc.mcse_z(bad, A) < -4.5
+    assert mcmc.mcse_z(bad, A, layout="chain,draw") < -4.5
 
 
 def test_product_of_two_spheres():
@@ -304,11 +304,11 @@ def test_product_of_two_spheres():
         ch = _vmf_chains(alg, m, h)
         for b in range(2):
             r = ch[:, :, 3 * b:3 * b + 3] @ mus[b]
-            z = mcmc.mcse_z(r, bessel_ratio(kap[b], d=3))
+            z = mcmc.mcse_z(r, bessel_ratio(kap[b], d=3), layout="chain,draw")
             assert abs(z) < 4.5, (alg.name, b, z)
         # the blocks are independent: E[(mu1'x1)(mu2'x2)] = A(k1) A(k2)
         prod = (ch[:, :, 0:3] @ mus[0]) * (ch[:, :, 3:6] @ mus[1])
-        assert abs(mcmc.mcse_z(prod, bessel_ratio(kap[0], d=3) * bessel_ratio(kap[1], d=3))) < 4.5
+        assert abs(mcmc.mcse_z(prod, bessel_ratio(kap[0], d=3) * bessel_ratio(kap[1], d=3), layout="chain,draw")) < 4.5
 
 
 def _near(ang):
@@ -367,7 +367,7 @@ def test_vmf_mixture_posterior_with_fisher_noise_estimate():
     s = np.stack([r.samples for r in res])
     t1, t2 = np.arctan2(s[..., 1], s[..., 0]), np.arctan2(s[..., 3], s[..., 2])
     for k, f in fs.items():
-        z = mcmc.mcse_z(f(t1, t2), float((w * f(T1, T2)).sum()))
+        z = mcmc.mcse_z(f(t1, t2), float((w * f(T1, T2)).sum()), layout="chain,draw")
         assert abs(z) < 4.5, (k, z)
     assert all(np.isfinite(r.samples).all() and r.state.thermostat[1] >= 0 for r in res)
 

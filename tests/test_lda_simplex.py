@@ -126,7 +126,8 @@ def test_scir_learns_known_topics():
     m = SimplexLDA(Xtr, 5, alpha=0.2, beta=0.05, sweeps=10, burn=5)
     res = samplers.run_chain(samplers.scir(), m.model(), m.init_position(0), seed=1, n_steps=300, step_size=0.5,
                              batch_size=25, step_decay=(20.0, 0.5), burnin=250, thin=10)
-    pi = np.mean([m.topics(s) for s in res.samples], axis=0)
+    assert np.allclose(res.samples.reshape(-1, 5, 200).sum(axis=2), 1.0)  # topics on the simplex
+    pi = res.samples.mean(axis=0).reshape(5, 200)
     score = heldout_loglik(pi, Xte, 0.2, n_sweeps=20, seed=0)
     true = heldout_loglik(phi, Xte, 0.2, n_sweeps=20, seed=0)
     rand = heldout_loglik(np.random.default_rng(0).dirichlet(np.ones(200), 5), Xte, 0.2, n_sweeps=20, seed=0)

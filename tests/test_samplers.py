@@ -229,8 +229,8 @@ def _chains(alg, model, x0, h, n_steps, n_chains=4, burnin=5000, thin=5):
 def test_mcse_gaussian_1d(label, make, h, _):
     model = models.gaussian([1.0], [[2.0]])
     d = _chains(make(), model, [0.0], h, 150_000)[:, :, 0]
-    z_mean = mcmc.mcse_z(d, 1.0)
-    z_var = mcmc.mcse_z(d, 2.0, func=lambda v: (v - 1.0) ** 2)
+    z_mean = mcmc.mcse_z(d, 1.0, layout="chain,draw")
+    z_var = mcmc.mcse_z(d, 2.0, func=lambda v: (v - 1.0) ** 2, layout="chain,draw")
     assert abs(z_mean) < 4.5, (label, z_mean)
     assert abs(z_var) < 4.5, (label, z_var, ((d - 1) ** 2).mean())
 
@@ -242,11 +242,11 @@ def test_mcse_gaussian_correlated_5d(label, make, h, _):
     model = models.gaussian(mean, cov)
     d = _chains(make(), model, np.zeros(5), h, 150_000)
     for i in range(5):
-        z = mcmc.mcse_z(d[:, :, i], mean[i])
+        z = mcmc.mcse_z(d[:, :, i], mean[i], layout="chain,draw")
         assert abs(z) < 4.5, (label, i, z)
-        z = mcmc.mcse_z(d[:, :, i], cov[i, i], func=lambda v, m=mean[i]: (v - m) ** 2)
+        z = mcmc.mcse_z(d[:, :, i], cov[i, i], func=lambda v, m=mean[i]: (v - m) ** 2, layout="chain,draw")
         assert abs(z) < 4.5, (label, "var", i, z)
-    z = mcmc.mcse_z(d[:, :, 0] * 0 + (d[:, :, 0] - mean[0]) * (d[:, :, 4] - mean[4]), cov[0, 4])
+    z = mcmc.mcse_z(d[:, :, 0] * 0 + (d[:, :, 0] - mean[0]) * (d[:, :, 4] - mean[4]), cov[0, 4], layout="chain,draw")
     assert abs(z) < 4.5, (label, "cov04", z)
 
 
@@ -264,7 +264,7 @@ def test_sgnht_thermostat_absorbs_injected_noise():
     d = np.stack([r.samples for r in res])
     cov = _cov5()
     for i in range(5):
-        assert abs(mcmc.mcse_z(d[:, :, i], cov[i, i], func=lambda v: v**2)) < 4.5
+        assert abs(mcmc.mcse_z(d[:, :, i], cov[i, i], func=lambda v: v**2, layout="chain,draw")) < 4.5
 
 
 def test_sghmc_wrong_bhat_is_biased_and_right_bhat_is_not():
@@ -273,8 +273,8 @@ def test_sghmc_wrong_bhat_is_biased_and_right_bhat_is_not():
     model = models.gaussian([0.0], [[1.0]], grad_noise_sd=np.sqrt(2 * B / h))
     wrong = _chains(samplers.sghmc(A=1.0, B_hat=0.0), model, [0.0], h, 150_000)[:, :, 0]
     right = _chains(samplers.sghmc(A=2.0, B_hat=1.0), model, [0.0], h, 150_000)[:, :, 0]
-    z_wrong = mcmc.mcse_z(wrong, 1.0, func=lambda v: v**2)
-    z_right = mcmc.mcse_z(right, 1.0, func=lambda v: v**2)
+    z_wrong = mcmc.mcse_z(wrong, 1.0, func=lambda v: v**2, layout="chain,draw")
+    z_right = mcmc.mcse_z(right, 1.0, func=lambda v: v**2, layout="chain,draw")
     assert z_wrong > 8, z_wrong
     assert abs((wrong**2).mean() - 2.0) < 0.25
     assert abs(z_right) < 4.5, z_right

@@ -219,7 +219,10 @@ def test_scir_estimator_mean_and_variance_follow_corollary_3_2():
 
 
 def _omega(res):
-    return res.samples / res.samples.sum(axis=1, keepdims=True)
+    """The chain's simplex points (the driver normalises the gamma variables: samples sum to 1)."""
+    np.testing.assert_allclose(res.samples.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(res.samples, res.gamma_samples / res.gamma_samples.sum(axis=1, keepdims=True))
+    return res.samples
 
 
 def test_scir_full_batch_is_exact_on_the_sparse_dirichlet_posterior():
@@ -236,13 +239,40 @@ def test_scir_full_batch_is_exact_on_the_sparse_dirichlet_posterior():
     assert st.kstest(om[::10, 4], ref.cdf).pvalue > 1e-3
 
 
+@njit(cache=True)
+def _no_counts(x, data, idx, key, out):
+    """No data: n^ = 0, so the target is the Dirichlet prior itself."""
+    out[:] = 0.0
+
+
+def test_samples_are_simplex_points_block_by_block_and_match_the_dirichlet_mean():
+    """Two simplex blocks with a Dirichlet prior and no data: ``samples`` rows sum to 1 in each block (the
+    normalised gammas, SCIR Sec. 1.2), ``gamma_samples`` keeps the gamma variables, and the sample mean of
+    each block is alpha / sum(alpha) within 4 MCSE."""
+    alpha = np.array([0.5, 1.0, 2.0, 3.0, 1.0, 0.3])
+    man = GammaSimplex(2, 3, alpha)
+    m = models.Model("dirichlet-prior", 6, 0, _no_counts, (), manifold=man)
+    res = samplers.run_chain(samplers.scir(), m, np.ones(6), seed=7, n_steps=20000, burnin=100, step_size=0.5)
+    om = res.samples.reshape(-1, 2, 3)
+    np.testing.assert_allclose(om.sum(axis=2), 1.0, rtol=1e-12)
+    assert np.all(om >= 0)
+    gam = res.gamma_samples.reshape(-1, 2, 3)
+    # not on the simplex: each block's gamma sum is Gamma(sum alpha, 1), mean 3.5 and 4.3
+    np.testing.assert_allclose(gam.sum(axis=2).mean(axis=0), [3.5, 4.3], rtol=0.15)
+    np.testing.assert_array_equal(om, gam / gam.sum(axis=2, keepdims=True))
+    for b in range(2):
+        a = alpha[3 * b:3 * b + 3]
+        for j in range(3):
+            assert abs(mcmc.mcse_z(om[:, b, j], a[j] / a.sum())) < 4, (b, j)
+
+
 def test_scir_minibatch_gamma_means_are_unbiased():
     """SCIR with minibatches of 10 is asymptotically unbiased (Cor. 3.2): the mean of theta_j is alpha_j + n_j."""
     m = models.dirichlet_categorical(SPARSE, 0.1)
     res = samplers.run_chain(samplers.scir(), m, np.ones(10), seed=2, n_steps=40000, burnin=500, step_size=0.1,
                              batch_size=10)
     for j in (0, 1, 5):
-        assert abs(mcmc.mcse_z(res.samples[:, j], SPARSE[j] + 0.1)) < 4
+        assert abs(mcmc.mcse_z(res.gamma_samples[:, j], SPARSE[j] + 0.1)) < 4
 
 
 def test_sgrld_is_biased_upwards_at_a_sparse_component_and_scir_is_not():
@@ -310,7 +340,7 @@ def test_python_steps_equal_the_compiled_chain_and_a_seed_repeats():
         again = samplers.run_chain(alg, m, np.ones(10), seed=6, n_steps=50, step_size=h, batch_size=10)
         assert np.array_equal(res.samples, again.samples)
         twin = _python_chain(alg, m, np.ones(10), 6, 50, 10, [h] * 50)
-        assert np.array_equal(twin, res.samples), alg.name
+        assert np.array_equal(twin, res.gamma_samples), alg.name
 
 
 def test_step_decay_schedule_is_applied_per_step():
@@ -325,7 +355,7 @@ def test_step_decay_schedule_is_applied_per_step():
     assert np.array_equal(base.samples[0], dec.samples[0])  # step 0 uses h (1 + 0)^-kappa = h
     # twin: the Python step with the scheduled step sizes
     twin = _python_chain(samplers.sgrld(), m, np.ones(10), 3, 40, 10, [0.01 * (1 + t / 10.0) ** -0.55 for t in range(40)])
-    assert np.array_equal(twin[-1], dec.samples[-1])
+    assert np.array_equal(twin[-1], dec.gamma_samples[-1])
     with pytest.raises(ValueError, match="tau > 0"):
         samplers.run_chain(samplers.sgrld(), m, np.ones(10), step_size=0.01, step_decay=(0.0, 0.5), **kw)
 

@@ -2,6 +2,17 @@
 monotone sequence; and :func:`integrated_autocorrelation_time`, which is right for oscillating chains too,
 with a standard error), Monte Carlo standard errors, density-estimate errors (SGNHT Fig. 2 / Table 1; the paper gives no formula) and a sample-averaged
 predictive scored while a chain runs (the test metrics of SGNHT Sec. 5.2, averaged over samples after burn-in).
+
+Layout of ``draws`` (every function of a scalar observable: :func:`ess`, :func:`autocorrelation_time`,
+:func:`integrated_autocorrelation_time`, :func:`mcse_mean`, :func:`mcse_z`):
+
+* a 1-d array is the draws of *one chain*, in order;
+* a 2-d array is read as (chain, draw) only when the caller says so with ``layout="chain,draw"`` (ArviZ's
+  order). Without it a 2-d array is refused: the samples of one chain of the driver,
+  ``ChainResult.samples``, are (draw, dim), the transpose of ArviZ's order, and reading them as (chain, draw)
+  gives a number that looks plausible and is wrong (the ESS of 3,000 draws of a 2-d target reported as
+  47,494). For coordinate ``j`` of one chain pass ``samples[:, j]``; for coordinate ``j`` of several chains
+  pass ``samples[:, :, j]`` of a (chain, draw, dim) stack with ``layout="chain,draw"``.
 """
 
 from __future__ import annotations
@@ -12,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+LAYOUTS = ("draw", "chain,draw")
+
 
 def _arviz():
     with warnings.catch_warnings():
@@ -20,36 +33,61 @@ def _arviz():
     return az
 
 
-def _as_chains(x) -> np.ndarray:
+def _as_chains(x, layout: str = "draw") -> np.ndarray:
+    """``x`` as a float64 (chain, draw) array, read by ``layout`` (module docstring): ``"draw"``, a 1-d
+    array of one chain's draws; ``"chain,draw"``, a 2-d (chain, draw) array (a 1-d array is one chain).
+    A ValueError for any other shape, naming the fix."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     x = np.asarray(x, dtype=np.float64)
     if x.ndim == 1:
         x = x[None, :]
-    if x.ndim != 2:
-        raise ValueError(f"expected draws shaped (n_draws,) or (n_chains, n_draws), got {x.shape}")
+    elif x.ndim == 2 and layout == "draw":
+        raise ValueError(
+            f"draws has shape {x.shape}: a 2-d array is ambiguous. A chain's samples (ChainResult.samples) are "
+            f"(draw, dim), ArviZ's arrays (chain, draw). For coordinate j of one chain pass samples[:, j] (1-d); "
+            f"for several chains of one scalar pass a (chain, draw) array with layout='chain,draw'.")
+    elif x.ndim != 2:
+        raise ValueError(f"expected draws shaped (n_draws,) or, with layout='chain,draw', (n_chains, n_draws); "
+                         f"got {x.shape}. For coordinate j of a (chain, draw, dim) stack pass samples[:, :, j].")
     if x.shape[1] < 4:
-        raise ValueError(f"need at least 4 draws per chain for ESS, got {x.shape[1]}")
+        raise ValueError(f"need at least 4 draws per chain for ESS, got {x.shape[1]} (array shape {x.shape})")
     return x
 
 
-def ess(draws, method: str = "mean") -> float:
+def ess(draws, method: str = "mean", *, layout: str = "draw") -> float:
     """Effective sample size of a scalar observable (ArviZ ``ess``; ``method`` as in ArviZ).
 
-    ``draws``: (n_draws,) or (n_chains, n_draws).
+    Parameters
+    ----------
+    draws : array
+        (n_draws,): one chain; (n_chains, n_draws) with ``layout="chain,draw"`` (module docstring; a 2-d
+        array without it is a ValueError, since ``ChainResult.samples`` is (draw, dim)).
+    method : str
+        ArviZ's ESS method ("mean", "bulk", "tail", ...).
+    layout : {"draw", "chain,draw"}
+        How to read ``draws``.
+
+    Returns
+    -------
+    float
+        The ESS of all chains together.
     """
     az = _arviz()
-    return float(az.ess(_as_chains(draws), method=method))
+    return float(az.ess(_as_chains(draws, layout), method=method))
 
 
-def autocorrelation_time(draws, method: str = "mean") -> float:
+def autocorrelation_time(draws, method: str = "mean", *, layout: str = "draw") -> float:
     """Integrated autocorrelation time tau = (total draws) / ESS, in units of the draw spacing.
 
     ArviZ's ESS uses Geyer's initial-monotone-sequence truncation of the autocorrelation sum
     (instead of Sokal's adaptive window; both estimate tau = 1 + 2 sum rho_k). Geyer's sequence stops at
     the first negative pair rho_2m + rho_2m+1, so for an underdamped (oscillating) chain it sums only the
     first positive lobe and overestimates tau; :func:`integrated_autocorrelation_time` does not.
+    ``draws`` and ``layout`` as in :func:`ess`.
     """
-    x = _as_chains(draws)
-    return float(x.size / ess(x, method=method))
+    x = _as_chains(draws, layout)
+    return float(x.size / ess(x, method=method, layout="chain,draw"))
 
 
 def autocorrelation(draws, max_lag: int | None = None) -> np.ndarray:
@@ -94,7 +132,8 @@ def _centred_autocovariance(x: np.ndarray) -> np.ndarray:
     return c.mean(axis=0)
 
 
-def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0) -> TauEstimate:
+def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0, *,
+                                    layout: str = "draw") -> TauEstimate:
     """Integrated autocorrelation time tau = sum over all lags k of rho_k = 1 + 2 sum_{k>=1} rho_k, with a
     standard error; right for oscillating (underdamped) chains, whose rho_k changes sign.
 
@@ -114,10 +153,10 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
     / var(draws); se = tau * sqrt(2 / (a - 1)) with a the number of batches. Its bias is O(1 / b) and it
     needs no window, so it is the independent cross-check.
 
-    ``draws``: (n_draws,) or (n_chains, n_draws); chains are centred on their own means and their
-    autocovariances averaged; n = total draws.
+    ``draws``: (n_draws,), or (n_chains, n_draws) with ``layout="chain,draw"`` (as in :func:`ess`); chains
+    are centred on their own means and their autocovariances averaged; n = total draws.
     """
-    x = _as_chains(draws)
+    x = _as_chains(draws, layout)
     n_chains, n1 = x.shape
     n = x.size
     if method == "sokal":
@@ -133,7 +172,7 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
         tau = float(tau_cum[W - 1])
         # the variance is proportional to the true tau^2; a low estimate plugged into its own se understates
         # it (chains only a few dozen windows long), so the scale is max(|tau|, the batch-means tau)
-        scale = max(abs(tau), integrated_autocorrelation_time(x, "batch_means").tau) if n1 >= 8 else abs(tau)
+        scale = max(abs(tau), integrated_autocorrelation_time(x, "batch_means", layout="chain,draw").tau) if n1 >= 8 else abs(tau)
         se = scale * math.sqrt(2.0 * (2 * W + 1) / n)
         return TauEstimate(tau=tau, se=float(se), method="sokal", window=W, n=n, reliable=bool(ok.size and 20 * W <= n1))
     if method == "batch_means":
@@ -154,18 +193,67 @@ def integrated_autocorrelation_time(draws, method: str = "sokal", c: float = 5.0
     raise ValueError(f"unknown method {method!r}; choose 'sokal' or 'batch_means'")
 
 
-def mcse_mean(draws) -> float:
-    """Monte Carlo standard error of the mean: sd / sqrt(ESS) over all chains."""
-    x = _as_chains(draws)
-    return float(x.std(ddof=1) / np.sqrt(ess(x)))
+def mcse_mean(draws, *, layout: str = "draw") -> float:
+    """Monte Carlo standard error of the mean: sd / sqrt(ESS) over all chains (``draws``, ``layout`` as in
+    :func:`ess`)."""
+    x = _as_chains(draws, layout)
+    return float(x.std(ddof=1) / np.sqrt(ess(x, layout="chain,draw")))
 
 
-def mcse_z(draws, true_value: float, func=None) -> float:
-    """z = (mean of f(draws) - true value) / MCSE, with f the identity by default."""
-    x = _as_chains(draws)
+def mcse_z(draws, true_value: float, func=None, *, layout: str = "draw") -> float:
+    """z = (mean of f(draws) - true value) / MCSE, with f the identity by default (``draws``, ``layout`` as
+    in :func:`ess`; ``func`` is applied to the (chain, draw) array)."""
+    x = _as_chains(draws, layout)
     if func is not None:
         x = func(x)
-    return float((x.mean() - true_value) / mcse_mean(x))
+    return float((x.mean() - true_value) / mcse_mean(x, layout="chain,draw"))
+
+
+def to_inference_data(result, var_name: str = "theta"):
+    """Chains of the SG-MCMC driver as an ArviZ ``InferenceData``.
+
+    Parameters
+    ----------
+    result : ChainResult, MultiChainResult or a list of ChainResult
+        One chain (``run_chain``) or several (``run_chains``); any object with ``samples`` (n_draws, dim),
+        ``sample_steps`` and the per-step ``kinetic_energy``, ``thermostat`` and ``grad_norm`` per chain.
+        Every chain must hold the same number of draws of the same dimension.
+    var_name : str
+        Name of the posterior variable.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior[var_name]`` with dims (chain, draw, ``<var_name>_dim_0``): the chains' ``samples`` (on the
+        simplex the normalised points, not the gamma variables). ``sample_stats`` at the kept steps:
+        ``kinetic_energy`` (p'p / 2n, target 1/2; omitted for samplers without momentum), ``thermostat`` (xi,
+        or the fixed friction), ``grad_norm`` and ``diverging``. The driver stops a chain at its first
+        non-finite gradient or position (``DivergenceError``), so a returned chain has no divergent draw:
+        ``diverging`` is all False, present for ArviZ's plots. ``az.summary`` of it gives r_hat, ess_bulk
+        and ess_tail per coordinate.
+    """
+    az = _arviz()
+    chains = list(getattr(result, "chains", None) or ([result] if hasattr(result, "samples") else result))
+    if not chains:
+        raise ValueError("to_inference_data: no chains given")
+    shapes = {np.shape(r.samples) for r in chains}
+    if len(shapes) != 1 or len(next(iter(shapes))) != 2:
+        raise ValueError(f"to_inference_data: every chain needs samples of one shape (n_draws, dim); got "
+                         f"{sorted(shapes)} (chains of different lengths: rerun with equal n_steps, burnin, thin)")
+    steps = [np.asarray(r.sample_steps, dtype=np.int64) for r in chains]
+    post = {var_name: np.stack([np.asarray(r.samples, dtype=np.float64) for r in chains])}
+    stats = {}
+    for key in ("kinetic_energy", "thermostat", "grad_norm"):
+        vals = np.stack([np.asarray(getattr(r, key), dtype=np.float64)[s] for r, s in zip(chains, steps)])
+        if np.isfinite(vals).any():
+            stats[key] = vals
+    stats["diverging"] = np.zeros(post[var_name].shape[:2], dtype=bool)
+    r0 = chains[0]
+    attrs = {k: getattr(r0, k) for k in ("sampler", "model", "seed", "step_size", "batch_size") if hasattr(r0, k)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        idata = az.from_dict(posterior=post, sample_stats=stats, attrs=attrs)
+    return idata
 
 
 def histogram_density(samples, edges) -> np.ndarray:

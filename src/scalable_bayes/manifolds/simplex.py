@@ -159,6 +159,23 @@ class GammaSimplex:
         normalise_blocks(x, self.block_size, out)
         return out.reshape(self.n_blocks, self.block_size)
 
+    def sample_points(self, theta) -> np.ndarray:
+        """The simplex points of gamma-parametrised positions: ``theta`` (n, dim), rows of independent gammas,
+        -> omega (n, dim), each block of each row divided by its sum (SCIR Sec. 1.2: normalised independent
+        Gamma(a_j, 1) variables are Dirichlet(a)). The run driver returns these as a chain's ``samples``.
+
+        Computed as ``theta / theta.sum(-1)`` per block in NumPy (for one block bit for bit the
+        ``th / th.sum(axis=1, keepdims=True)`` callers wrote before the driver normalised); a block summing
+        to 0 gives NaN.
+        """
+        x = np.asarray(theta, dtype=np.float64)
+        if x.ndim != 2 or x.shape[1] != self.dim:
+            raise ValueError(f"GammaSimplex.sample_points: expected positions shaped (n, {self.dim}), got {x.shape}")
+        blocks = x.reshape(x.shape[0], self.n_blocks, self.block_size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tot = blocks.sum(axis=2, keepdims=True)
+            return np.where(tot > 0, blocks / tot, np.nan).reshape(x.shape)
+
     def __repr__(self) -> str:
         return f"GammaSimplex(n_blocks={self.n_blocks}, block_size={self.block_size})"
 

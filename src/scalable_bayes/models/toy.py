@@ -40,7 +40,7 @@ def double_well(B: float = 1.0, h: float = 0.01) -> Model:
     """
     if B < 0 or h <= 0:
         raise ValueError(f"double_well: need B >= 0 and h > 0, got B={B}, h={h}")
-    return Model("double_well", 1, 0, _double_well_grad, (np.array([np.sqrt(2.0 * B / h)]),))
+    return Model("double_well", 1, 0, _double_well_grad, (np.array([np.sqrt(2.0 * B / h)]),), thread_safe=True)
 
 
 def double_well_density(grid):
@@ -80,8 +80,16 @@ def gaussian(mean, cov, grad_noise_sd: float = 0.0) -> Model:
     if cov.shape != (mean.size, mean.size):
         raise ValueError(f"gaussian: cov shape {cov.shape} does not match mean length {mean.size}")
     prec = np.linalg.inv(cov)
+    m = mean.copy()
+
+    def potential(x):
+        """U(x) = (x - mean)' cov^-1 (x - mean) / 2."""
+        r = x - m
+        return 0.5 * float(r @ prec @ r)
+
     return Model("gaussian", mean.size, 0, _gaussian_grad,
-                 (np.ascontiguousarray(prec), mean.copy(), np.array([float(grad_noise_sd)])))
+                 (np.ascontiguousarray(prec), mean.copy(), np.array([float(grad_noise_sd)])),
+                 potential=potential, exact_gradient=float(grad_noise_sd) == 0.0, thread_safe=True)
 
 
 def _observations(x, who: str) -> np.ndarray:
@@ -109,7 +117,12 @@ def gaussian_known_variance(x) -> Model:
 
     ``x``: at least one finite observation (a NaN would make every gradient NaN)."""
     x = _observations(x, "gaussian_known_variance")
-    return Model("gaussian_known_variance", 1, x.size, _known_var_grad, (x,))
+
+    def potential(th):
+        """U(mu) = sum_i (x_i - mu)^2 / 2."""
+        return 0.5 * float(np.sum((x - th[0]) ** 2))
+
+    return Model("gaussian_known_variance", 1, x.size, _known_var_grad, (x,), potential=potential, thread_safe=True)
 
 
 def gaussian_known_variance_posterior(x):
@@ -145,7 +158,17 @@ def normal_gamma(x) -> Model:
     ``x``: at least one finite observation.
     """
     x = _observations(x, "normal_gamma")
-    return Model("normal_gamma", 2, x.size, _normal_gamma_grad, (x,), reflect=np.array([0, 1], dtype=np.int8))
+
+    def potential(th):
+        """U(mu, gamma) = gamma (sum_i (x_i - mu)^2 + mu^2) / 2 - (N + 1) log(gamma) / 2 + gamma (-log p up to a
+        constant; NaN for gamma <= 0)."""
+        mu, gam = th[0], th[1]
+        if not gam > 0:
+            return float("nan")
+        return float(0.5 * gam * (np.sum((x - mu) ** 2) + mu * mu) - 0.5 * (x.size + 1) * np.log(gam) + gam)
+
+    return Model("normal_gamma", 2, x.size, _normal_gamma_grad, (x,), reflect=np.array([0, 1], dtype=np.int8),
+                 potential=potential, thread_safe=True)
 
 
 def normal_gamma_posterior(x):

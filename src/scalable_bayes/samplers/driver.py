@@ -10,10 +10,15 @@ same step kernel. Two random streams per chain: the sampler's noise ``make_key(s
 gradient kernel can prefetch its rows (``model.next_batch``, see models/logistic.py). Both paths
 consume both streams in the same order, so they give identical chains.
 
+Several chains: :func:`run_chains` runs chain c = 0 .. n_chains - 1 as ``run_chain(..., chain=c)`` (so chain 0
+is the single chain of the same seed) and returns a :class:`MultiChainResult` (samples (chain, draw, dim),
+``to_inference_data()`` for ArviZ). The compiled chunk loops are ``nogil``, so chains of a model that declares
+``thread_safe`` run at once in a thread pool; the others run one after another.
+
 Caching: Numba cannot cache a function whose *arguments* are dispatchers, so ``_run_chunk``
 itself is not cached. For kernels importable by module and name, :func:`chunk_runner` writes a
 tiny wrapper module (one per sampler/model kernel pair) into a cache directory that binds the two
-kernels as globals and calls ``_run_chunk``; that wrapper is ``@njit(cache=True)``, so each
+kernels as globals and calls ``_run_chunk``; that wrapper is ``@njit(cache=True, nogil=True)``, so each
 Snakemake job reuses the compiled chunk loop instead of compiling it again. Kernels that are not
 importable (closures) fall back to the uncached ``_run_chunk``. The wrapper's source carries a
 digest of every module the kernels may call (:func:`_dependency_digest`; Numba's cache does not
@@ -63,7 +68,7 @@ from .base import DivergenceError, SamplingAlgorithm, SGState, _check_step
 logger = logging.getLogger(__name__)
 
 
-@njit  # not cached: its arguments are dispatchers (see the module docstring; the wrappers are)
+@njit(nogil=True)  # not cached: its arguments are dispatchers (see the module docstring; the wrappers are)
 def _run_chunk(kern, grad, x, p, xi, g, key, h, hyper, sched, data, perm, batch_size, reflect,
                t0, n_steps, burnin, thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_total):
     """Run steps t0 .. t0+n_steps-1 in place. Returns (steps done, status, n_rec).
@@ -246,7 +251,7 @@ def _run_chunk_extra(n_extra: int):
     """The uncached chunk loop for a step kernel that calls ``n_extra`` model kernels (closures)."""
     ns = {"np": np, "partial_shuffle": partial_shuffle}
     exec(compile(_chunk_source(n_extra), f"<scalable_bayes chunk loop, {n_extra} model kernels>", "exec"), ns)
-    return njit(ns["_run_chunk"])
+    return njit(nogil=True)(ns["_run_chunk"])
 
 
 def _wrapper_source(kmod, kname, gmod, gname, extras=(), fingerprint="") -> str:
@@ -256,7 +261,7 @@ def _wrapper_source(kmod, kname, gmod, gname, extras=(), fingerprint="") -> str:
     the source (with the digest of the modules they import) so that other kernel code gets another file."""
     body = _chunk_source(len(extras))
     fs = "".join(f"f{i}, " for i in range(len(extras)))
-    body = "@njit(cache=True)\n" + body.replace(f"def _run_chunk(kern, grad, {fs}", "def run(")
+    body = "@njit(cache=True, nogil=True)\n" + body.replace(f"def _run_chunk(kern, grad, {fs}", "def run(")
     for i, (_, n) in enumerate(extras):
         # passed as values: referenced as module attributes (``from m import k as _f0`` passed as an
         # argument made Numba refuse to cache the loop: "uses dynamic globals"; Numba 0.68)
@@ -363,10 +368,15 @@ def chunk_runner(kern, grad, extras=()):
 class ChainResult:
     """Output of :func:`run_chain`.
 
-    ``samples`` (n_kept, n): positions after burn-in, every ``thin``-th step (``sample_steps``
-    gives their 0-based step indices); ``kinetic_energy``, ``thermostat``, ``grad_norm``: one
-    value per step (the Info of every step); ``checkpoint_step``/``checkpoint_wall``: cumulative
-    sampler wall time (seconds, callbacks excluded) at each checkpoint.
+    ``samples`` (n_kept, n): the points of the target after burn-in, every ``thin``-th step
+    (``sample_steps`` gives their 0-based step indices): the positions themselves, except on a model
+    whose manifold maps the sampler's coordinates to points (``sample_points``): on the gamma-parametrised
+    simplex (SCIR, SGRLD) each block of a row is normalised, omega = theta / sum(theta), so every block
+    sums to 1 (SCIR Sec. 1.2); ``gamma_samples`` then holds the sampler's gamma variables theta of the same
+    steps (None for other models). ``kinetic_energy``, ``thermostat``, ``grad_norm``: one value per step
+    (the Info of every step); ``checkpoint_step``/``checkpoint_wall``: cumulative sampler wall time
+    (seconds, callbacks excluded) at each checkpoint. ``state`` is the sampler's final state (on the
+    simplex: gamma variables), from which a chain continues.
     """
 
     sampler: str
@@ -384,26 +394,44 @@ class ChainResult:
     checkpoint_wall: np.ndarray
     state: SGState
     callback_values: list = field(default_factory=list)
+    gamma_samples: np.ndarray | None = None
 
     @property
     def wall_time(self) -> float:
         return float(self.checkpoint_wall[-1]) if self.checkpoint_wall.size else 0.0
 
+    def to_inference_data(self, var_name: str = "theta"):
+        """This chain as an ArviZ ``InferenceData`` with one chain
+        (:func:`scalable_bayes.evaluation.mcmc.to_inference_data`)."""
+        from ..evaluation.mcmc import to_inference_data
+
+        return to_inference_data(self, var_name=var_name)
+
     def save_npz(self, path) -> None:
         """Write the chain (samples, per-step info, checkpoints) atomically as .npz."""
         _save_npz(path, self.samples, self.sample_steps, self.kinetic_energy, self.thermostat,
                   self.grad_norm, self.checkpoint_step, self.checkpoint_wall, self.sampler, self.model,
-                  self.seed, self.step_size)
+                  self.seed, self.step_size, self.gamma_samples)
 
 
-def _save_npz(path, samples, steps, ke, th, gn, ck_s, ck_w, sampler, model, seed, h):
+def _save_npz(path, samples, steps, ke, th, gn, ck_s, ck_w, sampler, model, seed, h, gamma=None):
     path = Path(path)
+    extra = {} if gamma is None else {"gamma_samples": gamma}
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, samples=samples, sample_steps=steps, kinetic_energy=ke, thermostat=th,
                      grad_norm=gn, checkpoint_step=ck_s, checkpoint_wall=ck_w,
                      sampler=np.array(sampler), model=np.array(model), seed=np.array(seed),
-                     step_size=np.array(h))
+                     step_size=np.array(h), **extra)
+
+
+def _points(model, kept):
+    """(samples, gamma_samples) of the kept positions: the manifold's points of them and the positions, when
+    the model's manifold defines ``sample_points`` (the gamma simplex); else (kept, None)."""
+    to_points = getattr(getattr(model, "manifold", None), "sample_points", None)
+    if to_points is None:
+        return kept, None
+    return to_points(kept), kept
 
 
 def _progress(total, desc, enabled):
@@ -435,6 +463,7 @@ def run_chain(
     partial_path=None,
     progress: bool | None = None,
     step_decay: tuple[float, float] | None = None,
+    check_gradient: bool = True,
 ) -> ChainResult:
     """Run one chain of ``algorithm`` on ``model`` from ``position``.
 
@@ -454,6 +483,11 @@ def run_chain(
     partial_path : where the samples drawn so far are written (.npz) if the chain diverges.
     step_decay : ``(tau, kappa)``: step t uses h_t = step_size (1 + t/tau)^-kappa (the decreasing
         schedule of Patterson & Teh 2013 and SCIR Sec. 4.1); default a constant step size.
+    check_gradient : before the first step, compare the model's full-batch gradient with central finite
+        differences of its potential at the initial position and one point near it
+        (:meth:`scalable_bayes.models.Model.check_gradient`; a ValueError naming the coordinate with the
+        largest discrepancy). Models without a potential, with injected gradient noise or off R^n are not
+        checked. The check draws nothing from the chain's streams; ``False`` skips it.
     """
     name = algorithm.name
     seed = resolve_seed(seed)  # None: fresh entropy, recorded in the result's ``seed``
@@ -504,6 +538,8 @@ def run_chain(
     _check_model_arrays(model)
     if getattr(model, "manifold", None) is not None:
         model.manifold.check_position(state.position, name)
+    if check_gradient and callable(getattr(model, "check_gradient", None)):
+        model.check_gradient(state.position, who=name)
     x, p, xi = state.position, state.momentum, state.thermostat
     g = np.zeros(model.dim)
     n_keep = -(-(n_steps - burnin) // thin)
@@ -545,8 +581,9 @@ def run_chain(
                 )
             saved = ""
             if partial_path is not None:
-                _save_npz(partial_path, samples[:n_rec], burnin + thin * np.arange(n_rec), ke[:step], th[:step],
-                          gn[:step], np.array(ck_s, dtype=np.int64), np.array(ck_w), name, model.name, seed, h)
+                pts, gam = _points(model, samples[:n_rec])
+                _save_npz(partial_path, pts, burnin + thin * np.arange(n_rec), ke[:step], th[:step], gn[:step],
+                          np.array(ck_s, dtype=np.int64), np.array(ck_w), name, model.name, seed, h, gam)
                 saved = f" The {n_rec} samples drawn so far are saved in {partial_path}."
             if bar is not None:
                 bar.close()
@@ -570,13 +607,198 @@ def run_chain(
             cb_vals.append((t, callback(t, SGState(x, p, xi))))
     if bar is not None:
         bar.close()
+    points, gamma = _points(model, samples[:n_rec])
     return ChainResult(
         sampler=name, model=model.name, seed=int(seed), chain=int(chain), step_size=h, batch_size=b,
-        samples=samples[:n_rec], sample_steps=burnin + thin * np.arange(n_rec, dtype=np.int64),
+        samples=points, sample_steps=burnin + thin * np.arange(n_rec, dtype=np.int64),
         kinetic_energy=ke, thermostat=th, grad_norm=gn,
         checkpoint_step=np.array(ck_s, dtype=np.int64), checkpoint_wall=np.array(ck_w),
-        state=SGState(x, p, xi), callback_values=cb_vals,
+        state=SGState(x, p, xi), callback_values=cb_vals, gamma_samples=gamma,
     )
+
+
+@dataclass
+class MultiChainResult:
+    """Output of :func:`run_chains`: ``chains[c]`` is the :class:`ChainResult` of chain ``c``.
+
+    The stacked views put the chain first, as ArviZ does: ``samples`` (n_chains, n_draws, dim),
+    ``gamma_samples`` likewise or None, ``kinetic_energy`` / ``thermostat`` / ``grad_norm`` (n_chains,
+    n_steps). ``threads``: how many chains ran at once (1: one after another); ``wall_time``: seconds for the
+    whole call.
+    """
+
+    chains: list
+    threads: int = 1
+    wall_time: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.chains)
+
+    def __getitem__(self, c) -> ChainResult:
+        return self.chains[c]
+
+    def __iter__(self):
+        return iter(self.chains)
+
+    @property
+    def n_chains(self) -> int:
+        return len(self.chains)
+
+    @property
+    def samples(self) -> np.ndarray:
+        return np.stack([r.samples for r in self.chains])
+
+    @property
+    def gamma_samples(self) -> np.ndarray | None:
+        if self.chains[0].gamma_samples is None:
+            return None
+        return np.stack([r.gamma_samples for r in self.chains])
+
+    @property
+    def sample_steps(self) -> np.ndarray:
+        return self.chains[0].sample_steps
+
+    @property
+    def kinetic_energy(self) -> np.ndarray:
+        return np.stack([r.kinetic_energy for r in self.chains])
+
+    @property
+    def thermostat(self) -> np.ndarray:
+        return np.stack([r.thermostat for r in self.chains])
+
+    @property
+    def grad_norm(self) -> np.ndarray:
+        return np.stack([r.grad_norm for r in self.chains])
+
+    @property
+    def seed(self) -> int:
+        return self.chains[0].seed
+
+    def to_inference_data(self, var_name: str = "theta"):
+        """The chains as an ArviZ ``InferenceData`` (:func:`scalable_bayes.evaluation.mcmc.to_inference_data`):
+        ``az.summary(result.to_inference_data())`` gives r_hat, ess_bulk and ess_tail per coordinate."""
+        from ..evaluation.mcmc import to_inference_data
+
+        return to_inference_data(self, var_name=var_name)
+
+
+def _threadable(algorithm: SamplingAlgorithm, model) -> tuple[bool, str]:
+    """Whether chains of ``algorithm`` on ``model`` may run at once in threads, and if not, why."""
+    if not model.compiled:
+        return False, "the model's gradient is NumPy code (grad_py), which holds the GIL"
+    if not getattr(model, "thread_safe", False):
+        return False, (f"model {model.name!r} does not declare thread_safe=True (its gradient kernel may write "
+                       "scratch arrays of its data, shared by every chain)")
+    kernels = [algorithm.kernel, model.grad_kernel] + [getattr(model, k) for k in algorithm.model_kernels]
+    if any(_uses_parallel(f) for f in kernels):
+        return False, "a kernel is already parallel over blocks (prange); its threads would compete with the chains'"
+    return True, ""
+
+
+def run_chains(
+    algorithm: SamplingAlgorithm,
+    model,
+    position,
+    *,
+    seed: int | None,
+    n_chains: int = 4,
+    n_steps: int,
+    step_size: float,
+    batch_size: int | None = None,
+    burnin: int = 0,
+    thin: int = 1,
+    checkpoint_every: int | None = None,
+    step_decay: tuple[float, float] | None = None,
+    check_gradient: bool = True,
+    n_threads: int | None = None,
+) -> MultiChainResult:
+    """Run ``n_chains`` independent chains of ``algorithm`` on ``model``, in threads where that is safe.
+
+    Chain ``c`` is ``run_chain(..., seed=seed, chain=c)``: its sampler noise comes from the stream
+    ``make_key(seed, c)`` and its minibatches from ``batch_key(seed, c)`` (:mod:`scalable_bayes.rng`'s seed
+    spawning, one independent stream per (seed, chain)), so chain 0 is bit for bit the single chain
+    ``run_chain`` gives for the same seed, and every chain is the same whether the chains run in threads or
+    one after another.
+
+    Parallelism: the compiled chunk loop is ``nogil``, so chains of a compiled model run at once in a
+    thread pool when the model declares ``thread_safe=True`` (its gradient kernel writes nothing but its
+    output: the toy and Gaussian targets do; a model with scratch arrays in its data, such as the logistic
+    regression, does not) and no kernel is itself parallel (the simplex samplers' ``prange`` blocks). Other
+    pairs, and models with a NumPy gradient (which holds the GIL), run their chains one after another;
+    ``result.threads`` says which happened.
+
+    Parameters
+    ----------
+    position : (dim,) start of every chain, or (n_chains, dim), one start per chain (dispersed starts make
+        R-hat meaningful).
+    n_chains : number of chains, >= 1.
+    n_threads : chains run at once (default: the number of CPUs this process may use, at most
+        ``n_chains``); 1 runs them one after another.
+    seed, n_steps, step_size, batch_size, burnin, thin, checkpoint_every, step_decay, check_gradient : as
+        in :func:`run_chain` (the gradient is checked at every chain's start, once, before any chain runs).
+        ``seed=None`` draws one fresh seed for all chains, recorded in each chain's ``seed``.
+
+    Returns
+    -------
+    MultiChainResult
+        ``samples`` (n_chains, n_draws, dim); ``to_inference_data()`` for ArviZ.
+
+    Raises
+    ------
+    DivergenceError
+        The first (by chain index) chain that diverged, its message prefixed with the chain index.
+    """
+    name = algorithm.name
+    if isinstance(n_chains, bool) or int(n_chains) != n_chains or int(n_chains) < 1:
+        raise ValueError(f"{name}: n_chains must be a positive integer, got {n_chains!r}")
+    n_chains = int(n_chains)
+    seed = resolve_seed(seed)
+    pos = np.asarray(position, dtype=np.float64)
+    if pos.ndim == 1:
+        starts = [pos] * n_chains
+    elif pos.ndim == 2 and pos.shape[0] == n_chains:
+        starts = list(pos)
+    else:
+        raise ValueError(f"{name}: position must be (dim,) for every chain or (n_chains={n_chains}, dim), one start "
+                         f"per chain; got shape {pos.shape}")
+    if check_gradient and callable(getattr(model, "check_gradient", None)):
+        for c, x0 in enumerate(starts):
+            if c == 0 or not np.array_equal(x0, starts[c - 1]):
+                model.check_gradient(x0, who=f"{name} chain {c}")
+    if n_threads is None:
+        try:
+            n_cpu = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not on Linux
+            n_cpu = os.cpu_count() or 1
+        n_threads = min(n_chains, n_cpu)
+    if isinstance(n_threads, bool) or int(n_threads) != n_threads or int(n_threads) < 1:
+        raise ValueError(f"{name}: n_threads must be a positive integer, got {n_threads!r}")
+    n_threads = min(int(n_threads), n_chains)
+    ok, why = _threadable(algorithm, model)
+    if n_threads > 1 and not ok:
+        logger.info("%s on %s: %d chains run one after another: %s", name, model.name, n_chains, why)
+        n_threads = 1
+    kw = dict(seed=seed, n_steps=n_steps, step_size=step_size, batch_size=batch_size, burnin=burnin, thin=thin,
+              checkpoint_every=checkpoint_every, step_decay=step_decay, check_gradient=False, progress=False)
+
+    def one(c):
+        try:
+            return run_chain(algorithm, model, starts[c], chain=c, **kw)
+        except DivergenceError as err:
+            raise DivergenceError(f"chain {c}: {err}", step=err.step, partial_path=err.partial_path) from err
+
+    t0 = time.perf_counter()
+    if n_threads == 1:
+        chains = [one(c) for c in range(n_chains)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # compile (or load) the chunk loop once, in this thread, before the chains share it
+        chunk_runner(algorithm.kernel, model.grad_kernel, tuple(getattr(model, k) for k in algorithm.model_kernels))
+        with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="sb-chain") as pool:
+            futures = [pool.submit(one, c) for c in range(n_chains)]
+            chains = [f.result() for f in futures]
+    return MultiChainResult(chains=chains, threads=n_threads, wall_time=time.perf_counter() - t0)
 
 
 def _check_decay(step_decay, name) -> np.ndarray:

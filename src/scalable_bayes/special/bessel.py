@@ -9,7 +9,7 @@ overflow/underflow. Three routes, each used only where it is accurate to ~1e-14:
 * the uniform (Debye) asymptotic expansion (Abramowitz & Stegun 9.7.7 with u_1..u_5) for
   ``nu >= 200`` (truncation error < 1e-15 absolute).
 
-``bessel_ratio(d, kappa)``  A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa) by the Perron continued
+``bessel_ratio(kappa, d=d)``  A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa) by the Perron continued
 fraction (Gautschi & Slavik 1978; Hornik & Gruen 2014; VMF paper App. A.5), summed until the
 terms fall below 1e-17 relative, with the Taylor series below kappa = 1e-6. A Numba kernel.
 """
