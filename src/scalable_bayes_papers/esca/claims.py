@@ -38,8 +38,44 @@ def _reach_by_method(d, target, clock):
             for m, dm in d.groupby("method")}
 
 
+def fig2_first(d: pd.DataFrame, target: float, clock: str) -> dict:
+    """Is ESCA first to ``target``? Per other engine, paired by seed (same data): d_s = log(time of the other /
+    time of ESCA) to the first evaluation at or above the target (+inf where only ESCA gets there).
+
+    With 3+ seeds ESCA is first against an engine when the mean of d_s exceeds t_{0.975, n-1} standard errors
+    (:func:`paired_seed_test`; an infinite d_s counts as the largest finite one, or log 10 if none is finite):
+    a lead inside the seeds' spread is no lead. With 1-2 seeds, when d_s > 0 on every seed. ESCA never
+    reaching the target on a seed is never first. Returns per engine ``{"log_ratio_per_seed", "holds"}`` and
+    ``holds`` (first against every engine)."""
+    seeds = sorted(d["seed"].unique())
+    t = {m: {s: _reach(dm[dm["seed"] == s], target, clock) for s in seeds if (dm["seed"] == s).any()}
+         for m, dm in d.groupby("method")}
+    esca = t.get("ESCA", {})
+    out, ok = {}, []
+    for m in sorted(set(t) - {"ESCA"}):
+        both = [s for s in seeds if s in esca and s in t[m]]
+        if not both or any(not np.isfinite(esca[s]) for s in both):
+            out[m] = {"log_ratio_per_seed": {}, "holds": False}
+            ok.append(False)
+            continue
+        lr = np.array([np.inf if not np.isfinite(t[m][s]) else np.log(max(t[m][s], 1e-12) / max(esca[s], 1e-12))
+                       for s in both])
+        if len(lr) >= 3:
+            fin = lr[np.isfinite(lr)]
+            cap = float(fin.max()) if fin.size else float(np.log(10.0))
+            pt = paired_seed_test(pd.Series(np.where(np.isfinite(lr), lr, max(cap, 0.0))))
+            h = bool(pt["mean"] > pt["threshold"]) if np.isfinite(pt["threshold"]) else bool(pt["mean"] > 0)
+        else:
+            h = bool((lr > 0).all())
+        out[m] = {"log_ratio_per_seed": {int(s): float(v) for s, v in zip(both, lr)}, "holds": h}
+        ok.append(h)
+    return {"per_engine": out, "holds": bool(ok) and all(ok)}
+
+
 def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
-    """ESCA reaches CGS's held-out LL and gets there first; ``df``: the Fig. 2 run tables, concatenated."""
+    """ESCA reaches CGS's held-out LL and gets there first; ``df``: the Fig. 2 run tables, concatenated.
+    "First" is paired by seed against each other engine (:func:`fig2_first`: with 3+ seeds a lead beyond the
+    seeds' spread, with 1-2 seeds first on every seed)."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
     tol = float(settings.get("quality_tol", 0.05))
     verdicts, parts, details = [], [], {}
@@ -58,7 +94,8 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
             else "wall_time"
         t_reach, t_reach_wall = _reach_by_method(d, target, clock), _reach_by_method(d, target, "wall_time")
         esca_ok = final.get("ESCA", np.nan) >= cgs_final - tol
-        first = t_reach.get("ESCA", np.nan) <= np.nanmin([t_reach.get(m, np.inf) for m in t_reach if m != "ESCA"] + [np.inf])
+        fr = fig2_first(d, target, clock)
+        first = fr["holds"]
         verdicts.append(bool(esca_ok and first))
         parts.append(f"{c}: final LL ESCA {final.get('ESCA', np.nan):.4f}, CGS {cgs_final:.4f}, "
                      f"CVB0 {final.get('CVB0', np.nan):.4f} after "
@@ -68,6 +105,7 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
                      + (" (wall: " + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach_wall.items())) + ")"
                         if clock != "wall_time" else ""))
         details[c] = {"final_ll": final.to_dict(), "clock": clock, "time_to_target_s": t_reach,
+                      "esca_first_paired": fr["per_engine"],
                       "wall_time_to_target_s": t_reach_wall, "target": target,
                       "iterations": n_iters, "fit_time_s": t_total}
     K = int(df["n_topics"].iloc[0])
@@ -80,7 +118,9 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
                               + f" (paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000)"),
         paper_value="K = 1000 on 6.6M Wikipedia / 8.2M PubMed documents (values only plotted)",
         details=details,
-        note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01, "
+        note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01 "
+             "against every other engine, paired by seed (log of the other's time over ESCA's per seed: with 3+ seeds "
+             "its mean beyond t_{0.975, n-1} standard errors, with 1-2 seeds positive on every seed), "
              "timed by the process CPU time (the paper plots wall time; 'first in time' is tested on the clock named "
              "in details) of the fit when every engine ran on one thread (a job's wall time on the "
              "shared 2-core machine also measures the jobs running beside it: between two quick runs the PubMed "
