@@ -530,7 +530,9 @@ def _fig3(summary) -> dict:
     Per task, at the smaller a: SGHMC's degradation = its metric at the largest eta minus at the smallest
     (infinite if it diverges), SGNHT's likewise; pooled sd = mean over cells of the sd over seeds. The row is
     testable only where SGHMC degrades by more than 1 pooled sd (the paper: it does in all four data sets);
-    it holds when SGNHT degrades no more than SGHMC + 1 pooled sd. Netflix is not run (no data).
+    it holds when SGNHT degrades less than SGHMC by more than 1 pooled sd ("more stable": an SGNHT that
+    degrades as much as SGHMC, as one with its thermostat frozen at a, which is SGHMC, does, fails; an SGNHT
+    that does not degrade passes wherever the row is testable). Netflix is not run (no data).
     KE: SGNHT's mean KE within 0.1 of 0.5 in >= 90% of runs and SGHMC's above SGNHT's in most (task, a, eta)
     cells, over every task run."""
     out = {}
@@ -546,7 +548,7 @@ def _fig3(summary) -> dict:
         sd = float(np.nanmean(t.groupby(["method", "a", "eta"])["metric"].std().values)) if t["seed"].nunique() > 1 else 0.0
         sd = sd if np.isfinite(sd) else 0.0
         testable = deg["SGHMC"] > sd
-        stable = deg["SGNHT"] <= deg["SGHMC"] + sd
+        stable = deg["SGNHT"] < deg["SGHMC"] - sd
         out[task] = {"holds": bool(stable) if testable else None, "a": float(a0), "eta_range": [float(e_lo), float(e_hi)],
                      "degradation_small_a": {k: (None if not np.isfinite(v) else round(v, 4)) for k, v in deg.items()},
                      "sghmc_diverged_at_largest_eta": bool(not np.isfinite(deg["SGHMC"])),
@@ -588,7 +590,7 @@ def check_fig3(summary: pd.DataFrame, settings: dict, profile: str) -> list[Clai
                     f"SGHMC {'diverged' if deg['SGHMC'] is None else deg['SGHMC']}, SGNHT "
                     f"{'diverged' if deg['SGNHT'] is None else deg['SGNHT']} (pooled sd over seeds {x['pooled_sd']})")
         note = ("tested: where SGHMC gets worse by more than 1 pooled sd (or diverges) at the largest eta, SGNHT gets worse by "
-                "no more than SGHMC + 1 pooled sd. ")
+                "less than SGHMC - 1 pooled sd (more stable beyond the seeds' spread; degrading as much as SGHMC fails). ")
         if x["holds"] is None:
             note += (f"Not testable at this scale: SGHMC does not get worse over the eta grid here (its mean kinetic "
                      f"energy at a = {x['a']:g} is at most {x['sghmc_max_mean_ke_small_a']:.3f}: the gradient noise is too small "
