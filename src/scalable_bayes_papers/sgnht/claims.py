@@ -75,9 +75,13 @@ GAMMA_NOTE = ("Gamma marginal at (h = 0.01, A = 1) (decisive experiment in READM
               "/ 0.001) and the matrix thermostat of Sec. 4 (eqs. 10-11) removes it (0.99). The paper's 0.175 cannot be "
               "compared digit for digit (no RMSE formula).")
 NETFLIX_NOTE = "Netflix: not reproducible here (data set not available and not redistributable; no stand-in in the mirror)"
-STAB2_NOTE = ("tested: SGNHT's mean test metric at its validation-selected (a, eta) <= SGHMC's + 1 pooled seed-to-seed "
-              "sd (the two selected cells' pooled sd; where that is 0, as for a quantised test error over 2 seeds, the sd "
-              "pooled over the task's whole grid). Convergence "
+STAB2_NOTE = ("tested, per task: SGNHT's mean test metric at its validation-selected (a, eta) against SGHMC's at its "
+              "own, in units of the pooled seed-to-seed sd (the two selected cells' pooled sd; where that is 0, as for "
+              "a quantised test error over 2 seeds, the sd pooled over the task's whole grid): better by more than 1 "
+              "sd holds, worse by more than 1 sd fails, a difference within 1 sd is not resolved (None: the paper's "
+              "'better' is not shown, nor contradicted; until the claims review such a task counted as holding, so "
+              "an SGNHT identical to SGHMC passed). The claim holds when every task holds, fails when one fails. "
+              "Convergence "
               ": BNN and LDA iterations and the traces of the single-sample test metric and the "
               "thermostat in src/scalable_bayes_papers/sgnht/README.md, 'Convergence of the ML runs'. Why SGNHT is "
               "worse on the BNN, decided there ('The deciding experiment', python -m "
@@ -676,10 +680,13 @@ def convergence(trace: pd.DataFrame, t2: pd.DataFrame, tol: dict) -> dict:
 
 
 def _stab2(t2, summary=None) -> dict:
-    """Per task: SGNHT's mean test metric at its selected (a, eta) <= SGHMC's + 1 pooled sd (:func:`stab2_tolerance`:
-    the two selected cells' pooled seed-to-seed sd, the whole grid's where that is 0). A task whose pooled sd is
-    0 or NaN (no seed-to-seed variation measured anywhere) is not judged (None). ``t2`` (:func:`tables.stab2`)
-    carries ``a``/``eta`` of the selected cells."""
+    """Per task: SGNHT's mean test metric at its selected (a, eta) against SGHMC's, with the pooled sd
+    (:func:`stab2_tolerance`: the two selected cells' pooled seed-to-seed sd, the whole grid's where that is 0) as
+    the unit: True when SGNHT is lower (better) by more than 1 sd, False when higher by more than 1 sd, None when
+    the difference is within 1 sd (not resolved: an SGNHT identical to SGHMC, or better by noise, is not "better";
+    worse by noise is not a contradiction). A task whose pooled sd is 0 or NaN (no seed-to-seed variation
+    measured anywhere) is not judged (None). The claim: False if a task fails, True if every task holds, else
+    None. ``t2`` (:func:`tables.stab2`) carries ``a``/``eta`` of the selected cells."""
     res, strict, sds, paired, which = {}, {}, {}, {}, {}
     for task, t in t2[t2["task"] != "netflix"].groupby("task"):
         r = t.set_index("method")
@@ -688,20 +695,22 @@ def _stab2(t2, summary=None) -> dict:
         else:
             tol, which[task] = float(np.nan_to_num(r.loc["SGHMC", "test_sd"])), "SGHMC's selected cell"
         sds[task] = None if not np.isfinite(tol) else round(tol, 4)
-        res[task] = bool(r.loc["SGNHT", "test_mean"] <= r.loc["SGHMC", "test_mean"] + tol) if (np.isfinite(tol) and tol > 0) else None
+        diff = float(r.loc["SGNHT", "test_mean"] - r.loc["SGHMC", "test_mean"])
+        res[task] = (True if diff < -tol else False if diff > tol else None) if (np.isfinite(tol) and tol > 0) else None
         strict[task] = bool(r.loc["SGNHT", "test_mean"] < r.loc["SGHMC", "test_mean"])
         if summary is not None and "a" in t2:
             paired[task] = paired_difference(summary, t2, task)
     judged = [v for v in res.values() if v is not None]
     holds = (all(judged) if len(judged) == len(res) else (False if not all(judged) else None)) if res else None
-    return {"holds": holds, "sgnht_not_worse_within_1_pooled_sd": res, "pooled_sd": sds, "pooled_over": which,
+    return {"holds": holds, "sgnht_better_beyond_1_pooled_sd": res, "pooled_sd": sds, "pooled_over": which,
             "sgnht_strictly_better": strict, "paired_difference_sgnht_minus_sghmc": paired}
 
 
 def check_stab2(table: pd.DataFrame, summary: pd.DataFrame, settings: dict, profile: str,
                 trace: pd.DataFrame | None = None) -> Claim:
     """SGNHT-STab2 from :func:`scalable_bayes_papers.sgnht.tables.stab2`: per task, SGNHT's test metric at
-    its selected (a, eta) not above SGHMC's + 1 pooled seed-to-seed sd (:func:`pooled_seed_sd`); see :func:`_stab2`.
+    its selected (a, eta) below SGHMC's by more than 1 pooled seed-to-seed sd (:func:`pooled_seed_sd`; within 1
+    sd: not resolved); see :func:`_stab2`.
     With the ML traces, ``details["convergence"]`` reports :func:`convergence` of the selected cells."""
     r = _stab2(table, summary)
     if trace is not None and "metric_sample" in trace:
