@@ -309,3 +309,14 @@ def test_static_and_qualitative_items_never_claim_a_verdict():
     t3 = pd.DataFrame({"corpus": ["pubmed"], "topic": [0], "top_words": ["the of and a to in is for on with"]})
     c3 = claims.check_tabu3(t3, {"run": {"n_topics": 4, "n_iter": 3}}, "test")
     assert c3.holds is None and "the of and" in c3.measured  # stop words as topics: shown for reading, not passed
+
+
+def test_fig6_fails_when_sca_misreads_beta_in_one_cell():
+    """SCA right at beta = 0.1 but 8% above CGS's perplexity at beta = 0.5 (the prior's beta not passed to the
+    sampler, so it runs at its default there): the grid's other cells do not excuse it."""
+    t = _fig6_frame(0.0)
+    off = (t.method == "ESCA_plain") & (t.beta == 0.5)
+    t.loc[off, "heldout_ll"] -= np.log1p(0.08)
+    c = claims.check_fig6(t, FIG6, "test")
+    assert c.holds is False and c.details["a->b"]["K=100,beta=0.5"] > 0.05
+    assert claims.check_fig6(_fig6_frame(0.0), FIG6, "test").holds is True
