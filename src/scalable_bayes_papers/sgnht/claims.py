@@ -75,9 +75,13 @@ GAMMA_NOTE = ("Gamma marginal at (h = 0.01, A = 1) (decisive experiment in READM
               "/ 0.001) and the matrix thermostat of Sec. 4 (eqs. 10-11) removes it (0.99). The paper's 0.175 cannot be "
               "compared digit for digit (no RMSE formula).")
 NETFLIX_NOTE = "Netflix: not reproducible here (data set not available and not redistributable; no stand-in in the mirror)"
-STAB2_NOTE = ("tested: SGNHT's mean test metric at its validation-selected (a, eta) <= SGHMC's + 1 pooled seed-to-seed "
-              "sd (the two selected cells' pooled sd; where that is 0, as for a quantised test error over 2 seeds, the sd "
-              "pooled over the task's whole grid). Convergence "
+STAB2_NOTE = ("tested, per task: SGNHT's mean test metric at its validation-selected (a, eta) against SGHMC's at its "
+              "own, in units of the pooled seed-to-seed sd (the two selected cells' pooled sd; where that is 0, as for "
+              "a quantised test error over 2 seeds, the sd pooled over the task's whole grid): better by more than 1 "
+              "sd holds, worse by more than 1 sd fails, a difference within 1 sd is not resolved (None: the paper's "
+              "'better' is not shown, nor contradicted; until the claims review such a task counted as holding, so "
+              "an SGNHT identical to SGHMC passed). The claim holds when every task holds, fails when one fails. "
+              "Convergence "
               ": BNN and LDA iterations and the traces of the single-sample test metric and the "
               "thermostat in src/scalable_bayes_papers/sgnht/README.md, 'Convergence of the ML runs'. Why SGNHT is "
               "worse on the BNN, decided there ('The deciding experiment', python -m "
@@ -116,7 +120,8 @@ def ml_scale(summary: pd.DataFrame, settings: dict, profile: str) -> str:
 
 
 def _synthetic_claim(item, r, measured, settings, profile, paper_value=None, note=None) -> Claim:
-    return Claim(id=f"SGNHT-{item}", paper=PAPER, claim=CLAIMS[item], measured=measured, holds=bool(r["holds"]),
+    return Claim(id=f"SGNHT-{item}", paper=PAPER, claim=CLAIMS[item], measured=measured,
+                 holds=None if r["holds"] is None else bool(r["holds"]),
                  scale=synthetic_scale(item, settings, profile), paper_value=paper_value,
                  details={k: v for k, v in r.items() if k != "holds"}, note=note)
 
@@ -196,22 +201,48 @@ def _cells(summary, col):
     return summary.groupby(["method", "h", "A"])[col].mean()
 
 
+def tau_interval(g: pd.DataFrame) -> tuple[float, float]:
+    """95% interval of the mean tau over the seeds of one cell (as :func:`tables.tau_summary`): with >= 3 seeds the
+    t-interval over seeds, with fewer mean +/- 1.96 x the pooled within-chain se (sqrt(mean tau_se^2 / k))."""
+    from scipy import stats
+
+    tau = g["tau"].to_numpy(dtype=float)
+    k = len(tau)
+    m = float(tau.mean())
+    if k >= 3:
+        half = float(stats.t.ppf(0.975, k - 1) * tau.std(ddof=1) / np.sqrt(k))
+    else:
+        half = 1.96 * float(np.sqrt(np.mean(g["tau_se"].to_numpy(dtype=float) ** 2) / k))
+    return m - half, m + half
+
+
 def lower_tau_at_similar_accuracy(sghmc: dict, sgnht: dict) -> dict:
     """Fig. 2 panel 4, "SGNHT has significantly lower autocorrelation time than SGHMC at similar accuracy".
 
-    ``sghmc`` and ``sgnht`` map a cell label to (RMSE, tau). For each SGHMC cell, take the cheapest SGNHT
-    cell that is at least as accurate (RMSE <=) and ask whether its tau is lower. The claim holds when it is
-    in more than half of the SGHMC cells. The paper's own Table 1 passes this test (3 of 4 cells: SGHMC's
+    ``sghmc`` and ``sgnht`` map a cell label to (RMSE, tau) or (RMSE, tau, tau_low, tau_high), the last two a
+    95% interval of tau. For each SGHMC cell, take the cheapest SGNHT cell that is at least as accurate (RMSE <=)
+    and ask whether its tau is lower: with intervals, "significantly lower" (the paper's word) means the SGNHT
+    cell's interval lies wholly below the SGHMC cell's (a mean inside the other's interval, as 50 against
+    SGHMC's 70 [-39, 180], is no evidence); without, the means are compared. The claim holds when it is
+    lower in more than half of the SGHMC cells. The paper's own Table 1 passes this test (3 of 4 cells: SGHMC's
     cheapest cell, RMSE 0.63, is less accurate than every SGNHT cell yet faster). It fails a stricter reading
     (every SGHMC point dominated, or SGNHT's tau lower at equal (h, A)), which is why those are not used.
     """
+    def _iv(v):  # (rmse, tau, low, high); without an interval, the mean is both ends
+        return (v[0], v[1], v[2], v[3]) if len(v) == 4 else (v[0], v[1], v[1], v[1])
+
     per_cell = {}
-    for c, (r, tau) in sghmc.items():
-        cand = [t for (r2, t) in sgnht.values() if r2 <= r]
-        best = min(cand) if cand else np.inf
+    for c, v in sghmc.items():
+        r, tau, lo, _ = _iv(v)
+        cand = [_iv(w) for w in sgnht.values() if w[0] <= r]
+        best = min(cand, key=lambda w: w[1]) if cand else None
+        lower = best is not None and bool(best[1] < tau) and bool(best[3] < lo if len(v) == 4 else True)
         per_cell[str(c)] = {"sghmc": (round(float(r), 4), round(float(tau), 2)),
-                            "cheapest_as_accurate_sgnht_tau": None if not np.isfinite(best) else round(float(best), 2),
-                            "sgnht_lower": bool(best < tau)}
+                            "cheapest_as_accurate_sgnht_tau": None if best is None else round(float(best[1]), 2),
+                            "sgnht_lower": bool(lower)}
+        if len(v) == 4:
+            per_cell[str(c)]["sghmc_tau_95"] = (round(float(lo), 2), round(float(v[3]), 2))
+            per_cell[str(c)]["sgnht_tau_95"] = None if best is None else (round(float(best[2]), 2), round(float(best[3]), 2))
     n = sum(v["sgnht_lower"] for v in per_cell.values())
     return {"holds": bool(n > len(per_cell) / 2), "n_lower": int(n), "per_cell": per_cell}
 
@@ -273,10 +304,15 @@ def _fig2(kv: pd.DataFrame, ng: pd.DataFrame) -> dict:
     c = {"xi_close_to_A_small_h": bool(all(abs(xi["SGNHT", hmin, A] - A) < 0.6 * max(A, 1.0) for A in As)),
          "xi_much_larger_than_A_large_h": bool(xi["SGNHT", hmax, Amin] > 2.0 * Amin + 1.0)}
     rn, tn = _cells(ng, "rmse"), _cells(ng, "tau")
-    frontier = lower_tau_at_similar_accuracy({_label(*c_): (rn["SGHMC", *c_], tn["SGHMC", *c_]) for c_ in cells},
-                                             {_label(*c_): (rn["SGNHT", *c_], tn["SGNHT", *c_]) for c_ in cells})
     se = ng.groupby(["method", "h", "A"])["tau_se"].apply(lambda v: float(np.sqrt(np.mean(v ** 2) / len(v)))) \
         if "tau_se" in ng else None
+    iv = ng.groupby(["method", "h", "A"]).apply(tau_interval) if "tau_se" in ng else None
+
+    def _pt(m, c_):
+        return (rn[m, *c_], tn[m, *c_]) + ((iv[m, *c_][0], iv[m, *c_][1]) if iv is not None else ())
+
+    frontier = lower_tau_at_similar_accuracy({_label(*c_): _pt("SGHMC", c_) for c_ in cells},
+                                             {_label(*c_): _pt("SGNHT", c_) for c_ in cells})
     d = {"sgnht_lower_tau_at_similar_accuracy": frontier["holds"]}
     return {
         "Fig2a": {"holds": all(a.values()), "checks": a, "rmse_known_variance": rmse, "rmse_iid_floor": floor,
@@ -295,8 +331,11 @@ def check_fig2(kv_summary: pd.DataFrame, ng_summary: pd.DataFrame, settings: dic
     r = _fig2(kv_summary, ng_summary)
     rm = r["Fig2a"]["rmse_known_variance"]
     d = r["Fig2d"]
-    tau_cells = "; ".join(f"{k}: SGHMC (RMSE, tau) {v['sghmc']}, cheapest as-accurate SGNHT tau "
-                          f"{v['cheapest_as_accurate_sgnht_tau']}" for k, v in d["per_sghmc_cell"].items())
+    tau_cells = "; ".join(f"{k}: SGHMC (RMSE, tau) {v['sghmc']}"
+                          + (f" [95% {v['sghmc_tau_95']}]" if "sghmc_tau_95" in v else "")
+                          + f", cheapest as-accurate SGNHT tau {v['cheapest_as_accurate_sgnht_tau']}"
+                          + (f" [95% {v['sgnht_tau_95']}]" if v.get("sgnht_tau_95") else "")
+                          for k, v in d["per_sghmc_cell"].items())
     fl = r["Fig2a"]["rmse_iid_floor"]
     rm_s = f"known-variance density RMSE {rm}" + (f"; RMSE of exact i.i.d. draws with each chain's ESS (noise floor) {fl}"
                                                   if fl else "")
@@ -314,8 +353,10 @@ def check_fig2(kv_summary: pd.DataFrame, ng_summary: pd.DataFrame, settings: dic
         "Fig2b": "tested: SGHMC's RMSE at (large h, small A) > 2x SGNHT's there, and SGHMC's best cell is (small h, large A)",
         "Fig2c": "tested: |mean xi - A| < 0.6 max(A, 1) at the small h; mean xi > 2A + 1 at (large h, small A)",
         "Fig2d": "tested: for more than half of the SGHMC (RMSE, tau) cells of the Normal-Gamma grid, the cheapest SGNHT "
-                 "cell at least as accurate has a lower tau (means over seeds; the paper's own Table 1 passes this in 3 "
-                 "of 4 cells). " + TAU_NOTE + " " + GAMMA_NOTE,
+                 "cell at least as accurate has a significantly lower tau: its 95% interval wholly below the SGHMC "
+                 "cell's (t over seeds with 3+ seeds, else 1.96 pooled within-chain se; RMSE means over seeds; the "
+                 "paper's own Table 1, which has no intervals, passes the comparison of means in 3 of 4 cells). "
+                 + TAU_NOTE + " " + GAMMA_NOTE,
     }
     return [_synthetic_claim(k, r[k], measured[k], settings, profile, note=notes[k]) for k in ("Fig2a", "Fig2b", "Fig2c", "Fig2d")]
 
@@ -380,12 +421,38 @@ def check_sfig6(ng_summary: pd.DataFrame, settings: dict, profile: str) -> Claim
     return _synthetic_claim("SFig6", r, measured, settings, profile, note=note)
 
 
+def _rmse_cell(r: pd.DataFrame, h, A):
+    """STab1's RMSE comparison in one (h, A) cell, each method against its own noise floor (``rmse_iid``, the RMSE
+    of exact i.i.d. draws with the chain's ESS): True (SGNHT lower, resolved) when SGNHT is within FLOOR_FACTOR x
+    its floor and SGHMC beyond its own, or when both are beyond and SGHMC's RMSE exceeds SGNHT's by more than
+    the larger floor (the RMSE noise alone gives); None (a tie at the noise floor, not judged) when both are
+    within their floors: their difference is noise, whichever sign it has; False otherwise. Without floors:
+    the plain comparison SGNHT < SGHMC."""
+    a, b = r.loc[("SGNHT", h, A)], r.loc[("SGHMC", h, A)]
+    if "rmse_iid" not in r:
+        return bool(a["rmse"] < b["rmse"])
+    ra, rb = float(a["rmse"]), float(b["rmse"])
+    rb = np.inf if not np.isfinite(rb) else rb  # a diverged SGHMC cell is infinitely inaccurate
+    ok_a = np.isfinite(ra) and ra <= FLOOR_FACTOR * float(a["rmse_iid"])
+    ok_b = rb <= FLOOR_FACTOR * float(b["rmse_iid"])
+    if ok_a and ok_b:
+        return None
+    if ok_a:
+        return True
+    if ok_b:
+        return False
+    return bool(rb - ra > max(float(a["rmse_iid"]), float(b["rmse_iid"])))
+
+
 def _stab1(t: pd.DataFrame) -> dict:
-    """SGNHT's RMSE below SGHMC's in every (h, A) column; tau (mean over seeds) increasing with A for each
-    method and h. ``tau_increase_significant`` says whether the 95% intervals are disjoint (reported, not judged)."""
+    """SGNHT's RMSE below SGHMC's in every (h, A) column where the two can be told apart (:func:`_rmse_cell`: each
+    against its own noise floor; a cell where both sit within their floors is a tie at the noise floor and not
+    judged, and at least one cell must be judged); tau increasing with A for each method and h, significantly
+    (the 95% intervals disjoint) when the table has intervals, else by the means over seeds."""
     cells = sorted({(h, A) for h, A in zip(t["h"], t["A"])})
     r = t.set_index(["method", "h", "A"])
-    lower = {_label(h, A): bool(r.loc[("SGNHT", h, A), "rmse"] < r.loc[("SGHMC", h, A), "rmse"]) for h, A in cells}
+    lower = {_label(h, A): _rmse_cell(r, h, A) for h, A in cells}
+    judged = [v for v in lower.values() if v is not None]
     hs = sorted({h for h, _ in cells})
     As = sorted({A for _, A in cells})
     pairs = {f"{m} h={h:g}": [((m, h, As[i]), (m, h, As[i + 1])) for i in range(len(As) - 1)]
@@ -393,13 +460,18 @@ def _stab1(t: pd.DataFrame) -> dict:
     tau_order = {k: bool(all(r.loc[a, "tau"] < r.loc[b, "tau"] for a, b in v)) for k, v in pairs.items()}
     signif = {k: bool(all(r.loc[a, "tau_ci_high"] < r.loc[b, "tau_ci_low"] for a, b in v)) for k, v in pairs.items()} \
         if "tau_ci_high" in t else {}
-    return {"holds": all(lower.values()) and all(tau_order.values()), "sgnht_lower_rmse": lower,
-            "tau_increases_with_A": tau_order, "tau_increase_significant": signif}
+    tau_ok = all((signif or tau_order).values())
+    rmse_ok = all(judged) if judged else None
+    holds = False if (rmse_ok is False or not tau_ok) else (None if rmse_ok is None else True)
+    return {"holds": holds, "sgnht_lower_rmse": lower, "rmse_cells_judged": len(judged),
+            "tau_increases_with_A": tau_order, "tau_increase_significant": signif,
+            "tau_judged_by": "disjoint 95% intervals" if signif else "means over seeds"}
 
 
 def check_stab1(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """SGNHT-STab1 from :func:`scalable_bayes_papers.sgnht.tables.stab1`: SGNHT's RMSE below SGHMC's in
-    every (h, A) cell and tau increasing with A for each method and h."""
+    every (h, A) cell the noise floors let us judge, and tau increasing with A for each method and h (see
+    :func:`_stab1`)."""
     r = _stab1(table)
     has_ci = "tau_ci_low" in table
     cells = {}
@@ -408,17 +480,24 @@ def check_stab1(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
         old = f", ArviZ/Geyer {x['tau_geyer']:.1f}" if "tau_geyer" in table else ""
         floor = f" [iid floor {x['rmse_iid']:.3f}]" if "rmse_iid" in table else ""
         cells[f"{x['method']} {_label(x['h'], x['A'])}"] = f"({x['rmse']:.3f}{floor}, {tau}{old})"
-    measured = (f"(RMSE, tau [95% CI]): {cells}; SGNHT lower RMSE: {r['sgnht_lower_rmse']}; tau increases with A: "
+    measured = (f"(RMSE, tau [95% CI]): {cells}; SGNHT lower RMSE (None: both within {FLOOR_FACTOR:g}x their noise "
+                f"floors, a tie not judged): {r['sgnht_lower_rmse']}; tau increases with A: "
                 f"{r['tau_increases_with_A']} (95% intervals disjoint: {r['tau_increase_significant']})")
     paper_value = "; ".join(f"{m} h={h:g} A={A:g}: {v}" for (m, h, A), v in STAB1_PAPER.items())
-    note = ("RMSE binning is reconstructed (the paper gives no formula): compare the pattern, not the digits; 'iid floor' "
-            "= the RMSE of exact i.i.d. draws with the chain's effective sample size. " + TAU_NOTE + " " + GAMMA_NOTE)
+    note = ("tested: in each (h, A) cell, each method's RMSE against its own noise floor ('iid floor' = the RMSE of "
+            f"exact i.i.d. draws with the chain's effective sample size; within {FLOOR_FACTOR:g}x it = at the floor): "
+            "SGNHT lower when it is at its floor and SGHMC is not, or when both are beyond and SGHMC's RMSE is higher "
+            "by more than the larger floor; a cell where both are at their floors is a tie, not judged (their "
+            "difference is noise); SGNHT beyond its floor where SGHMC is at its own fails. tau increasing with A: "
+            "the 95% intervals disjoint (means over seeds without intervals). RMSE binning is reconstructed (the "
+            "paper gives no formula): compare the pattern, not the digits. " + TAU_NOTE + " " + GAMMA_NOTE)
     return _synthetic_claim("STab1", r, measured, settings, profile, paper_value=paper_value, note=note)
 
 
 def check_tau_study(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """SGNHT-Fig2d-tau-study: the decisive experiment for Fig. 2 panel 4 (:func:`tables.tau_study`):
-    the panel-4 test (:func:`lower_tau_at_similar_accuracy`) and STab1's tau ordering in each (N, minibatch)
+    the panel-4 test (:func:`lower_tau_at_similar_accuracy`, with the table's 95% intervals of tau: significantly
+    lower) and STab1's tau ordering in each (N, minibatch)
     setting; holds when the panel-4 test holds in every setting. ``settings`` is the ``tau_study`` block."""
     per, ok = {}, []
     for (n, b), t in table.groupby(["n_data", "batch_size"]):
@@ -426,8 +505,9 @@ def check_tau_study(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
         r = t.set_index(["method", "h", "A"]).fillna({"rmse": np.inf, "tau": np.inf, "tau_ci_low": np.inf,
                                                       "tau_ci_high": np.inf})
         cells = sorted({(h, A) for h, A in zip(t["h"], t["A"])})
-        fr = lower_tau_at_similar_accuracy({_label(*c): (r.loc[("SGHMC", *c), "rmse"], r.loc[("SGHMC", *c), "tau"]) for c in cells},
-                                           {_label(*c): (r.loc[("SGNHT", *c), "rmse"], r.loc[("SGNHT", *c), "tau"]) for c in cells})
+        cols = ["rmse", "tau", "tau_ci_low", "tau_ci_high"] if "tau_ci_low" in r else ["rmse", "tau"]
+        fr = lower_tau_at_similar_accuracy({_label(*c): tuple(r.loc[("SGHMC", *c), cols]) for c in cells},
+                                           {_label(*c): tuple(r.loc[("SGNHT", *c), cols]) for c in cells})
         lower_equal = {_label(*c): ("lower" if r.loc[("SGNHT", *c), "tau_ci_high"] < r.loc[("SGHMC", *c), "tau_ci_low"] else
                                     "higher" if r.loc[("SGNHT", *c), "tau_ci_low"] > r.loc[("SGHMC", *c), "tau_ci_high"] else
                                     "overlap") for c in cells}
@@ -454,7 +534,9 @@ def _fig3(summary) -> dict:
     Per task, at the smaller a: SGHMC's degradation = its metric at the largest eta minus at the smallest
     (infinite if it diverges), SGNHT's likewise; pooled sd = mean over cells of the sd over seeds. The row is
     testable only where SGHMC degrades by more than 1 pooled sd (the paper: it does in all four data sets);
-    it holds when SGNHT degrades no more than SGHMC + 1 pooled sd. Netflix is not run (no data).
+    it holds when SGNHT degrades less than SGHMC by more than 1 pooled sd ("more stable": an SGNHT that
+    degrades as much as SGHMC, as one with its thermostat frozen at a, which is SGHMC, does, fails; an SGNHT
+    that does not degrade passes wherever the row is testable). Netflix is not run (no data).
     KE: SGNHT's mean KE within 0.1 of 0.5 in >= 90% of runs and SGHMC's above SGNHT's in most (task, a, eta)
     cells, over every task run."""
     out = {}
@@ -470,7 +552,7 @@ def _fig3(summary) -> dict:
         sd = float(np.nanmean(t.groupby(["method", "a", "eta"])["metric"].std().values)) if t["seed"].nunique() > 1 else 0.0
         sd = sd if np.isfinite(sd) else 0.0
         testable = deg["SGHMC"] > sd
-        stable = deg["SGNHT"] <= deg["SGHMC"] + sd
+        stable = deg["SGNHT"] < deg["SGHMC"] - sd
         out[task] = {"holds": bool(stable) if testable else None, "a": float(a0), "eta_range": [float(e_lo), float(e_hi)],
                      "degradation_small_a": {k: (None if not np.isfinite(v) else round(v, 4)) for k, v in deg.items()},
                      "sghmc_diverged_at_largest_eta": bool(not np.isfinite(deg["SGHMC"])),
@@ -512,7 +594,7 @@ def check_fig3(summary: pd.DataFrame, settings: dict, profile: str) -> list[Clai
                     f"SGHMC {'diverged' if deg['SGHMC'] is None else deg['SGHMC']}, SGNHT "
                     f"{'diverged' if deg['SGNHT'] is None else deg['SGNHT']} (pooled sd over seeds {x['pooled_sd']})")
         note = ("tested: where SGHMC gets worse by more than 1 pooled sd (or diverges) at the largest eta, SGNHT gets worse by "
-                "no more than SGHMC + 1 pooled sd. ")
+                "less than SGHMC - 1 pooled sd (more stable beyond the seeds' spread; degrading as much as SGHMC fails). ")
         if x["holds"] is None:
             note += (f"Not testable at this scale: SGHMC does not get worse over the eta grid here (its mean kinetic "
                      f"energy at a = {x['a']:g} is at most {x['sghmc_max_mean_ke_small_a']:.3f}: the gradient noise is too small "
@@ -598,10 +680,13 @@ def convergence(trace: pd.DataFrame, t2: pd.DataFrame, tol: dict) -> dict:
 
 
 def _stab2(t2, summary=None) -> dict:
-    """Per task: SGNHT's mean test metric at its selected (a, eta) <= SGHMC's + 1 pooled sd (:func:`stab2_tolerance`:
-    the two selected cells' pooled seed-to-seed sd, the whole grid's where that is 0). A task whose pooled sd is
-    0 or NaN (no seed-to-seed variation measured anywhere) is not judged (None). ``t2`` (:func:`tables.stab2`)
-    carries ``a``/``eta`` of the selected cells."""
+    """Per task: SGNHT's mean test metric at its selected (a, eta) against SGHMC's, with the pooled sd
+    (:func:`stab2_tolerance`: the two selected cells' pooled seed-to-seed sd, the whole grid's where that is 0) as
+    the unit: True when SGNHT is lower (better) by more than 1 sd, False when higher by more than 1 sd, None when
+    the difference is within 1 sd (not resolved: an SGNHT identical to SGHMC, or better by noise, is not "better";
+    worse by noise is not a contradiction). A task whose pooled sd is 0 or NaN (no seed-to-seed variation
+    measured anywhere) is not judged (None). The claim: False if a task fails, True if every task holds, else
+    None. ``t2`` (:func:`tables.stab2`) carries ``a``/``eta`` of the selected cells."""
     res, strict, sds, paired, which = {}, {}, {}, {}, {}
     for task, t in t2[t2["task"] != "netflix"].groupby("task"):
         r = t.set_index("method")
@@ -610,20 +695,22 @@ def _stab2(t2, summary=None) -> dict:
         else:
             tol, which[task] = float(np.nan_to_num(r.loc["SGHMC", "test_sd"])), "SGHMC's selected cell"
         sds[task] = None if not np.isfinite(tol) else round(tol, 4)
-        res[task] = bool(r.loc["SGNHT", "test_mean"] <= r.loc["SGHMC", "test_mean"] + tol) if (np.isfinite(tol) and tol > 0) else None
+        diff = float(r.loc["SGNHT", "test_mean"] - r.loc["SGHMC", "test_mean"])
+        res[task] = (True if diff < -tol else False if diff > tol else None) if (np.isfinite(tol) and tol > 0) else None
         strict[task] = bool(r.loc["SGNHT", "test_mean"] < r.loc["SGHMC", "test_mean"])
         if summary is not None and "a" in t2:
             paired[task] = paired_difference(summary, t2, task)
     judged = [v for v in res.values() if v is not None]
     holds = (all(judged) if len(judged) == len(res) else (False if not all(judged) else None)) if res else None
-    return {"holds": holds, "sgnht_not_worse_within_1_pooled_sd": res, "pooled_sd": sds, "pooled_over": which,
+    return {"holds": holds, "sgnht_better_beyond_1_pooled_sd": res, "pooled_sd": sds, "pooled_over": which,
             "sgnht_strictly_better": strict, "paired_difference_sgnht_minus_sghmc": paired}
 
 
 def check_stab2(table: pd.DataFrame, summary: pd.DataFrame, settings: dict, profile: str,
                 trace: pd.DataFrame | None = None) -> Claim:
     """SGNHT-STab2 from :func:`scalable_bayes_papers.sgnht.tables.stab2`: per task, SGNHT's test metric at
-    its selected (a, eta) not above SGHMC's + 1 pooled seed-to-seed sd (:func:`pooled_seed_sd`); see :func:`_stab2`.
+    its selected (a, eta) below SGHMC's by more than 1 pooled seed-to-seed sd (:func:`pooled_seed_sd`; within 1
+    sd: not resolved); see :func:`_stab2`.
     With the ML traces, ``details["convergence"]`` reports :func:`convergence` of the selected cells."""
     r = _stab2(table, summary)
     if trace is not None and "metric_sample" in trace:

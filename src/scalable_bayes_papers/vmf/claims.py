@@ -79,7 +79,9 @@ def check_fig1(df: pd.DataFrame, settings: dict, profile: str) -> Claim:
 def _fig2_fields(df, allowed_violations=0.01, floor=1e-12):
     """Refined beats Banerjee at (almost) every r and d; max abs error of psi~'_2 decreasing in d.
 
-    A point counts as a violation only if the refined error exceeds Banerjee's AND exceeds ``floor`` relative
+    A point counts as a violation only if the refined error is not below Banerjee's (a tie counts: "lower errors"
+    is not shown by equal ones, and Banerjee's forms filed under the refined name tie everywhere) AND exceeds
+    ``floor`` relative
     (below it both sit at the double-precision evaluation of the closed forms: the reference is the
     50-digit mpmath one, see ``reference.py``; with the paper's ODE reference the floor was 1e-9, the
     ODE's own accuracy). Rows ``method == "ode"`` (the paper's reference, compared to the high-precision
@@ -90,9 +92,9 @@ def _fig2_fields(df, allowed_violations=0.01, floor=1e-12):
     frac, frac0 = {}, {}
     for q in ["phi", "dphi", "breg"]:
         e1, e2 = ref[f"{q}_abs_err"], ban[f"{q}_abs_err"]
-        viol = (e1 > e2) & (e1 > floor * np.maximum(1.0, np.abs(ref[f"{q}_ref"])))
+        viol = (e1 >= e2) & (e1 > floor * np.maximum(1.0, np.abs(ref[f"{q}_ref"])))
         frac[q] = float(viol.mean())
-        frac0[q] = float((e1 > e2).mean())
+        frac0[q] = float((e1 >= e2).mean())
     max_abs = ref.groupby("d")["dphi_abs_err"].max()
     # "shrinks with d": compare over the bulk of the range (r <= 0.95, away from the 1/(1-r^2) pole)
     bulk = ref[ref.r <= 0.95].groupby("d")["dphi_abs_err"].max()
@@ -106,7 +108,7 @@ def _fig2_fields(df, allowed_violations=0.01, floor=1e-12):
     return {
         "claim": "The refined closed forms have lower absolute and relative errors than Banerjee's approximation "
                  "for all |mu| and d, and their absolute error shrinks with d.",
-        "measured": f"reference {reference}; fraction of (d, r) points where refined is worse than Banerjee "
+        "measured": f"reference {reference}; fraction of (d, r) points where refined is not better than Banerjee "
                     f"(above {floor:g} relative): "
                     + ", ".join(f"{k}: {v:.3%}" for k, v in frac.items())
                     + " (without the floor: " + ", ".join(f"{k}: {v:.3%}" for k, v in frac0.items()) + ")"
