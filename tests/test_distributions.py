@@ -184,16 +184,16 @@ def test_draws_are_deterministic_for_a_seed():
 
 S = special
 KEYWORD_ONLY = {
-    "bessel_ratio": (lambda: S.bessel_ratio(3.0, d=10), lambda: S.bessel_ratio(3.0, d=10)),
-    "vmf_log_normalizer": (lambda: S.vmf_log_normalizer(3.0, d=10), lambda: S.vmf_log_normalizer(3.0, d=10)),
-    "vmf_log_partition_uniform": (lambda: S.vmf_log_partition_uniform(3.0, d=10),
+    "bessel_ratio": (lambda: S.bessel_ratio(10, 3.0), lambda: S.bessel_ratio(3.0, d=10)),
+    "vmf_log_normalizer": (lambda: S.vmf_log_normalizer(10, 3.0), lambda: S.vmf_log_normalizer(3.0, d=10)),
+    "vmf_log_partition_uniform": (lambda: S.vmf_log_partition_uniform(10, 3.0),
                                   lambda: S.vmf_log_partition_uniform(3.0, d=10)),
-    "vmf_mean_to_kappa": (lambda: S.vmf_mean_to_kappa(0.5, d=10), lambda: S.vmf_mean_to_kappa(0.5, d=10)),
-    "vmf_negentropy": (lambda: S.vmf_negentropy(0.5, d=10), lambda: S.vmf_negentropy(0.5, d=10)),
-    "vmf_negentropy_grad": (lambda: S.vmf_negentropy_grad(0.5, d=10), lambda: S.vmf_negentropy_grad(0.5, d=10)),
-    "vmf_negentropy_hess": (lambda: S.vmf_negentropy_hess(0.5, d=10), lambda: S.vmf_negentropy_hess(0.5, d=10)),
-    "kappa_halley_perron": (lambda: S.kappa_halley_perron(0.5, d=10), lambda: S.kappa_halley_perron(0.5, d=10)),
-    "solve_negentropy_ode": (lambda: S.solve_negentropy_ode(0.5, d=10), lambda: S.solve_negentropy_ode(0.5, d=10)[1]),
+    "vmf_mean_to_kappa": (lambda: S.vmf_mean_to_kappa(0.5, 10), lambda: S.vmf_mean_to_kappa(0.5, d=10)),
+    "vmf_negentropy": (lambda: S.vmf_negentropy(0.5, 10), lambda: S.vmf_negentropy(0.5, d=10)),
+    "vmf_negentropy_grad": (lambda: S.vmf_negentropy_grad(0.5, 10), lambda: S.vmf_negentropy_grad(0.5, d=10)),
+    "vmf_negentropy_hess": (lambda: S.vmf_negentropy_hess(0.5, 10), lambda: S.vmf_negentropy_hess(0.5, d=10)),
+    "kappa_halley_perron": (lambda: S.kappa_halley_perron(0.5, 10), lambda: S.kappa_halley_perron(0.5, d=10)),
+    "solve_negentropy_ode": (lambda: S.solve_negentropy_ode(0.5, 10), lambda: S.solve_negentropy_ode(0.5, d=10)[1]),
 }
 
 
