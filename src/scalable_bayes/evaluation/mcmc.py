@@ -27,10 +27,11 @@ LAYOUTS = ("draw", "chain,draw")
 
 
 def _arviz():
+    from .._optional import require
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        import arviz as az
-    return az
+        return require("arviz", "ESS, autocorrelation and InferenceData (scalable_bayes.evaluation.mcmc)")
 
 
 def _as_chains(x, layout: str = "draw") -> np.ndarray:
