@@ -10,6 +10,6 @@ from .jitcache import install_library_locator
 # before any kernel of the library is defined: cached kernels are stamped with the library's digest
 install_library_locator()
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
