@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -116,8 +117,12 @@ def test_the_wheel_installs_with_the_core_only_into_a_clean_venv(tmp_path):
     """Build the wheel, install it with its declared core dependencies (pinned to requirements.lock) into a
     fresh venv, import every core module there and report the installed size."""
     py = sys.executable
-    wheels = tmp_path / "wheels"
-    subprocess.run([py, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+    wheels, src = tmp_path / "wheels", tmp_path / "src_copy"
+    # build from a copy: setuptools writes build/ and *.egg-info beside the sources it builds
+    shutil.copytree(ROOT / "src", src / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, src / name)
+    subprocess.run([py, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(src)],
                    check=True, capture_output=True, text=True)
     (wheel,) = wheels.glob("scalable_bayes-*.whl")
     venv = tmp_path / "venv"
