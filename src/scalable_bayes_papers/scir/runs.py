@@ -150,8 +150,8 @@ def lda_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
     hs = int(settings["heldout_sweeps"])
     rows = []
     if method == "CGS":
-        est = CollapsedGibbs(n_topics=K, doc_topic_prior=alpha, topic_word_prior=beta, n_iter=int(settings["cgs_iter"]),
-                             n_threads=int(settings.get("threads", 1)), seed=seed,
+        est = CollapsedGibbs(n_components=K, doc_topic_prior=alpha, topic_word_prior=beta,
+                             max_iter=int(settings["cgs_iter"]), n_jobs=int(settings.get("threads", 1)), random_state=seed,
                              evaluate_every=int(settings["cgs_evaluate_every"]),
                              heldout_sweeps=hs)
         est.fit(train, X_heldout=test)
