@@ -434,7 +434,7 @@ def test_history_records_wall_time_and_tokens(corpus):
 
 
 @pytest.mark.parametrize("kw,match", [
-    ({"n_components": 1}, "n_components"),
+    ({"n_components": 0}, "n_components"),
     ({"doc_topic_prior": 0.0}, "doc_topic_prior"),
     ({"topic_word_prior": -1.0}, "topic_word_prior"),
     ({"max_iter": -1}, "max_iter"),
@@ -572,9 +572,9 @@ def test_empty_documents_skipped_and_counted(small, caplog):
 
 
 @pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
-@pytest.mark.parametrize("K, exc", [(0, ValueError), (1, ValueError), (2.5, ValueError), (float("nan"), ValueError),
+@pytest.mark.parametrize("K, exc", [(0, ValueError), (-1, ValueError), (2.5, ValueError), (float("nan"), ValueError),
                                     ("10", TypeError), (None, TypeError)])
-def test_bad_n_topics_names_the_parameter(cls, K, exc):
+def test_bad_n_components_names_the_parameter(cls, K, exc):
     import scalable_bayes.inference.lda as lda
     X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
     with pytest.raises(exc, match="n_components"):

@@ -65,10 +65,11 @@ class CorpusArrays:
 
 
 def _check_n_topics(n_components):
+    # K = 1 is allowed (the unigram model: every token in the one topic), as in scikit-learn's LDA
     if isinstance(n_components, (bool, np.bool_)) or not isinstance(n_components, (int, np.integer, float, np.floating)):
-        raise TypeError(f"n_components (K, the number of topics) must be an integer >= 2, got {n_components!r}")
-    if not np.isfinite(n_components) or int(n_components) != n_components or n_components < 2:
-        raise ValueError(f"n_components (K, the number of topics) must be an integer >= 2, got {n_components!r}")
+        raise TypeError(f"n_components (K, the number of topics) must be a positive integer, got {n_components!r}")
+    if not np.isfinite(n_components) or int(n_components) != n_components or n_components < 1:
+        raise ValueError(f"n_components (K, the number of topics) must be a positive integer, got {n_components!r}")
 
 
 def _check_params(n_components, doc_topic_prior, topic_word_prior, max_iter, n_jobs):
@@ -106,7 +107,7 @@ def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_ma
             if not np.all(np.equal(np.mod(d, 1), 0)):
                 raise ValueError(f"{what} has non-integer counts (tf-idf?); LDA engines need raw token counts")
         if d.min() < 0:
-            raise ValueError(f"{what} has negative or non-finite counts; pass raw token counts")
+            raise ValueError(f"Negative values in data: {what} has negative counts; pass raw token counts")
         if d.max() > np.iinfo(np.int32).max:
             raise ValueError(f"{what} has a count above 2^31-1")
     X.eliminate_zeros()
@@ -160,6 +161,9 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = True
+        # X must be token counts: non-negative integers. scikit-learn's only tag for integer input is
+        # "categorical" (its checks then pass non-negative integers), which is what count data needs
+        tags.input_tags.categorical = True
         tags.transformer_tags.preserves_dtype = ["float64"]
         return tags
 
@@ -201,7 +205,7 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def _fit_loop(self, X, X_heldout):
         self._validate()
-        X = check_corpus(validate_data(self, X, accept_sparse="csr", dtype=None))
+        X = check_corpus(validate_data(self, X, accept_sparse="csr", dtype="numeric"))
         V = X.shape[1]
         if X_heldout is not None:
             X_heldout = check_corpus(X_heldout, V, what="X_heldout")
@@ -210,7 +214,7 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         C = CorpusArrays(Xf)
         self.n_tokens_ = C.n_tokens
         self.history_ = []
-        self._components = None
+        self._cache = {}
         every = int(self.evaluate_every or 0)
         with numba_threads(self._threads) as nt:
             self.n_threads_ = nt
@@ -235,17 +239,18 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                     print(f"{self._name} iteration: {it} of max_iter: {self.max_iter}, {wall:.2f}s{ll}")
             self.fit_time_ = wall
         self.n_iter_ = self.max_iter
-        self._components = None
+        # components_ is cached in this dict on first access (a new dict: the counts have changed)
+        self._cache = {}
         return self
 
     @property
     def components_(self) -> np.ndarray:
         """(K, V) W_kv + beta of the last iteration (float64). Materialised on first access after a fit
         (so that fitting does not hold a dense K x V float copy of the counts), then cached."""
-        c = getattr(self, "_components", None)
+        self._check_fitted()
+        c = self._cache.get("components")
         if c is None:
-            self._check_fitted()
-            c = self._components = self._topic_counts()
+            c = self._cache["components"] = self._topic_counts()
         return c
 
     @property
@@ -286,7 +291,7 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             raise ValueError(f"{what} has {shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input (the training vocabulary); map documents to "
                              "the training vocabulary (drop out-of-vocabulary ids) before calling")
-        return check_corpus(validate_data(self, X, accept_sparse="csr", dtype=None, reset=False),
+        return check_corpus(validate_data(self, X, accept_sparse="csr", dtype="numeric", reset=False),
                             self.n_features_in_, what=what)
 
     def transform(self, X, *, n_sweeps=None):
@@ -347,9 +352,9 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         ``responsibilities()``) exists only on the fitted object itself."""
         state = self.__dict__.copy()
         if hasattr(self, "n_iter_"):
-            state["_components"] = self.components_
+            state["_cache"] = {"components": self.components_}
             for k, v in self.__dict__.items():
-                if k.startswith("_") and k != "_components" and isinstance(v, (np.ndarray, list, tuple,
+                if k.startswith("_") and isinstance(v, (np.ndarray, list, tuple,
                                                                                    CorpusArrays)):
                     del state[k]
             state["_sampler_state_dropped"] = True
@@ -405,7 +410,7 @@ class ESCA(_LDABase):
     Parameters
     ----------
     n_components : int, default 100
-        K, the number of topics.
+        K, the number of topics (1: the unigram model).
     doc_topic_prior : float or None
         alpha (None: 50 / K as in the paper).
     topic_word_prior : float, default 0.1
