@@ -206,7 +206,7 @@ def dp_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
         method=method.lower(), base_concentration=float(settings["base_concentration"]), alpha=float(settings["alpha"]),
         alpha_prior=(float(settings["alpha_prior"]["shape"]), float(settings["alpha_prior"]["rate"])), max_clusters=int(settings["max_clusters"]),
         init_clusters=int(settings["init_clusters"]), seed=seed, n_threads=1, **kw)
-    est.fit(train, test, evaluate_every=int(settings["evaluate_every"]))
+    est.fit(train, X_test=test, evaluate_every=int(settings["evaluate_every"]))
     df = pd.DataFrame(est.trace_).rename(columns={"time": "wall_s"})
     df.insert(0, "seed", seed)
     df.insert(0, "method", method)
