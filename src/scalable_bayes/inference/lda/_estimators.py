@@ -346,13 +346,15 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def __getstate__(self):
         """Pickle the fitted topics, not the sampler: ``components_`` is materialised and the training
         corpus, per-token / per-entry state (assignments, responsibilities, document-topic counts) and
-        work buffers are left out, so a pickled model is of the order of its K x V topics. What
+        work buffers are left out (and ``doc_index_``, one entry per training document), so a pickled
+        model is of the order of its K x V topics. What
         ``transform``, ``score``, ``perplexity`` and ``score_heldout`` need is kept; the sampler's
         state (``topic_counts_``, ``doc_topic_counts_``, ``topic_assignments_``,
         ``responsibilities()``) exists only on the fitted object itself."""
         state = self.__dict__.copy()
         if hasattr(self, "n_iter_"):
             state["_cache"] = {"components": self.components_}
+            state.pop("doc_index_", None)  # one entry per training document
             for k, v in self.__dict__.items():
                 if k.startswith("_") and isinstance(v, (np.ndarray, list, tuple,
                                                                                    CorpusArrays)):
