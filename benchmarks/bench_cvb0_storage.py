@@ -42,17 +42,17 @@ def main():
     if a.mode == "peak":
         pred = CVB0.predict_state_nbytes(Xtr.nnz, Xtr.shape[0], Xtr.shape[1], K, a.gamma_dtype)
         print(f"predicted state {pred / 2**30:.3f} GiB", flush=True)
-        m = CVB0(n_topics=K, n_iter=a.iters, seed=a.seeds[0], gamma_dtype=a.gamma_dtype, evaluate_every=a.iters,
-                 n_threads=1).fit(Xtr, X_heldout=Xte)
+        m = CVB0(n_components=K, max_iter=a.iters, random_state=a.seeds[0], gamma_dtype=a.gamma_dtype, evaluate_every=a.iters,
+                 n_jobs=1).fit(Xtr, X_heldout=Xte)
         print(f"state {m.state_nbytes() / 2**30:.3f} GiB; history {m.history_}", flush=True)
         return
     for dt in ("float16", "float32"):  # compile / load the kernels outside the measurement
-        CVB0(n_topics=K, n_iter=1, gamma_dtype=dt).fit(Xtr[:20])
+        CVB0(n_components=K, max_iter=1, gamma_dtype=dt).fit(Xtr[:20])
     rows = []
     for seed in a.seeds:
         for dt in ("float16", "float32"):  # interleaved: both storages see the same machine load
-            m = CVB0(n_topics=K, n_iter=a.iters, seed=seed, gamma_dtype=dt, evaluate_every=a.iters,
-                     n_threads=1).fit(Xtr, X_heldout=Xte)
+            m = CVB0(n_components=K, max_iter=a.iters, random_state=seed, gamma_dtype=dt, evaluate_every=a.iters,
+                     n_jobs=1).fit(Xtr, X_heldout=Xte)
             h = m.history_[-1]
             rows.append(dict(seed=seed, dtype=dt, ll=h["heldout_ll"], cpu=h["cpu_time"], wall=h["wall_time"]))
             print(json.dumps(rows[-1]), flush=True)

@@ -111,7 +111,7 @@ def _worker(args):
         # default ESCA now keeps uint16 there, ESCA_plain does not)
         lens = np.diff(X.indptr)
         rows = np.union1d(np.arange(min(200, X.shape[0])), [int(np.argmax(lens))])
-        warm = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, n_threads=nt, seed=0, **kw)
+        warm = cls(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=1, n_jobs=nt, random_state=0, **kw)
         if args.engine in ("ESCA", "ESCA_plain"):
             warm._word_totals = col_sums(X.indices, X.data, X.shape[1])
         warm.fit(X[rows])
@@ -131,7 +131,7 @@ def _worker(args):
             times.append(rec["wall_time"])
             iters.append(rec["iteration"])
 
-        est = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=n_iter, n_threads=nt, seed=args.seed,
+        est = cls(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=n_iter, n_jobs=nt, random_state=args.seed,
                   evaluate_every=every, callbacks=[cb], **kw).fit(X)
         state_mib = est.state_nbytes() / 2**20
         threads_used = numba.get_num_threads() if nt is None else nt

@@ -49,7 +49,7 @@ def data():
 @pytest.fixture(scope="module")
 def gibbs_fit(data):
     X, Xt, *_ = data
-    return DPMultinomialMixture("gibbs", n_iter=150, seed=3).fit(X, Xt, evaluate_every=10)
+    return DPMultinomialMixture("gibbs", n_iter=150, seed=3).fit(X, X_test=Xt, evaluate_every=10)
 
 
 def test_gibbs_recovers_clusters_and_log_predictive(data, gibbs_fit):
@@ -121,7 +121,7 @@ def test_identical_for_one_and_two_threads(data):
     X, Xt, *_ = data
     for method, h in (("scir", 0.5), ("gibbs", None)):
         fits = [DPMultinomialMixture(method, step_size=h, batch_size=300, n_iter=30, seed=5, n_threads=nt)
-                .fit(X, Xt, evaluate_every=10) for nt in (1, 2)]
+                .fit(X, X_test=Xt, evaluate_every=10) for nt in (1, 2)]
         np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
         np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
         np.testing.assert_array_equal(fits[0].weights_, fits[1].weights_)
@@ -159,7 +159,7 @@ def test_validation_errors(data):
     with pytest.raises(ValueError, match="alpha_prior"):
         est(alpha_prior=(1.0, 0.0)).fit(X)
     with pytest.raises(ValueError, match="X_test has 39 columns"):
-        est().fit(X, Xt[:, :39])
+        est().fit(X, X_test=Xt[:, :39])
     # empty rows: dropped (they carry no likelihood), recorded
     Xe = sp.vstack([X[:50], sp.csr_matrix((1, X.shape[1]))]).tocsr()
     fit = est(batch_size=20).fit(Xe)
@@ -181,16 +181,16 @@ def test_sg_with_all_users_is_close_to_gibbs(data, gibbs_fit):
     X, Xt, theta, w, _ = data
     g = gibbs_fit.trace_["log_predictive"].to_numpy()[-5:].mean()
     full = DPMultinomialMixture("scir", step_size=30.0, batch_size=X.shape[0], n_iter=150, seed=4).fit(
-        X, Xt, evaluate_every=10)
+        X, X_test=Xt, evaluate_every=10)
     s = full.trace_["log_predictive"].to_numpy()[-5:].mean()
     assert abs(s - g) < 0.1, (s, g)
     assert np.count_nonzero(full.cluster_sizes_ >= 0.02 * X.shape[0]) == 4
     mb = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, n_iter=300, seed=4).fit(
-        X, Xt, evaluate_every=20)
+        X, X_test=Xt, evaluate_every=20)
     assert abs(mb.trace_["log_predictive"].to_numpy()[-5:].mean() - g) < 0.3
     # same seed, same chain
     again = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, n_iter=300, seed=4).fit(
-        X, Xt, evaluate_every=20)
+        X, X_test=Xt, evaluate_every=20)
     np.testing.assert_array_equal(mb.trace_["log_predictive"], again.trace_["log_predictive"])
 
 

@@ -241,7 +241,7 @@ def test_a_fit_that_compiles_the_kernels_equals_one_that_loads_them(tmp_path):
         "phi = rng.dirichlet(np.full(3000, 0.05), size=20)\n"
         "theta = rng.dirichlet(np.full(20, 0.3), size=2000)\n"
         "X = sp.csr_matrix(rng.poisson(60 * theta @ phi).astype(np.int32))\n"
-        "est = ESCA(n_topics=100, n_iter=10, seed=0, n_threads=1).fit(X)\n"
+        "est = ESCA(n_components=100, max_iter=10, random_state=0, n_jobs=1).fit(X)\n"
         "print(hashlib.sha256(est.components_.tobytes()).hexdigest())\n")
     env = dict(__import__("os").environ, NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"))
     runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)

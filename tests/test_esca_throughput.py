@@ -77,7 +77,7 @@ def _lda_corpus(seed=0, M=150, V=60, K=3, n=60):
 def test_tomotopy_adapter_counts_priors_and_history():
     X = _lda_corpus()
     Xte = _lda_corpus(seed=1, M=40)
-    est = TomotopyLDA(n_topics=3, doc_topic_prior=0.5, topic_word_prior=0.1, n_iter=20, n_threads=1, seed=0,
+    est = TomotopyLDA(n_components=3, doc_topic_prior=0.5, topic_word_prior=0.1, max_iter=20, n_jobs=1, random_state=0,
                       evaluate_every=5).fit(X, X_heldout=Xte)
     W = est.components_
     assert W.shape == (3, X.shape[1])
@@ -89,7 +89,7 @@ def test_tomotopy_adapter_counts_priors_and_history():
     assert h["iteration"].tolist() == [0, 5, 10, 15, 20] and h["wall_time"].is_monotonic_increasing
     assert h["heldout_ll"].iloc[-1] > h["heldout_ll"].iloc[0] + 0.1
     assert est._mdl.optim_interval == 0  # the same fixed symmetric priors as the other engines
-    again = TomotopyLDA(n_topics=3, doc_topic_prior=0.5, n_iter=20, n_threads=1, seed=0).fit(X)
+    again = TomotopyLDA(n_components=3, doc_topic_prior=0.5, max_iter=20, n_jobs=1, random_state=0).fit(X)
     np.testing.assert_array_equal(again.components_, est.components_)  # one worker: deterministic for its seed
 
 
@@ -99,12 +99,12 @@ def test_tomotopy_runs_like_the_other_engines_and_rejects_bad_input():
                             evaluate_every=2, n_threads=1, seed=0)
     assert df["method"].eq("tomotopy").all() and df["alpha"].iloc[0] == pytest.approx(50 / 3)
     assert info["tokens_per_s"] > 0 and info["n_tokens"] == X.sum()
-    with pytest.raises(ValueError, match="n_threads must be a positive integer"):
-        TomotopyLDA(n_threads=None)
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
+        TomotopyLDA(n_jobs=None)
     with pytest.raises(ValueError, match="map it to the training vocabulary"):
-        TomotopyLDA(n_topics=3, n_iter=1).fit(X, X_heldout=X[:, :10])
+        TomotopyLDA(n_components=3, max_iter=1).fit(X, X_heldout=X[:, :10])
     with pytest.raises(ValueError, match="non-negative integer counts"):
-        TomotopyLDA(n_topics=3, n_iter=1).fit(sp.csr_matrix(np.array([[1.5, 2.0]])))
+        TomotopyLDA(n_components=3, max_iter=1).fit(sp.csr_matrix(np.array([[1.5, 2.0]])))
 
 
 def test_study_throughput_summary_pairs_runs_of_one_seed_and_repeat():

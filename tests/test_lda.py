@@ -49,7 +49,7 @@ def test_alias_table_degenerate_one_hot():
 
 def test_cgs_matches_naive_draw_for_draw(small):
     K, a, b = 4, 0.3, 0.1
-    m = CollapsedGibbs(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=3, seed=5).fit(small)
+    m = CollapsedGibbs(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=3, random_state=5).fit(small)
     W_ref, z_ref = naive.cgs(small, K, a, b, 3, 5)
     np.testing.assert_array_equal(m.topic_assignments_, z_ref)
     np.testing.assert_array_equal(np.rint(m.components_ - b), W_ref.T)
@@ -58,13 +58,13 @@ def test_cgs_matches_naive_draw_for_draw(small):
 @pytest.mark.parametrize("gamma_dtype", ["float16", "float32"])
 def test_cvb0_matches_naive(small, gamma_dtype):
     K, a, b = 4, 0.3, 0.1
-    kw = dict(n_topics=K, doc_topic_prior=a, topic_word_prior=b, seed=2, gamma_dtype=gamma_dtype)
-    m = CVB0(n_iter=0, **kw).fit(small)
+    kw = dict(n_components=K, doc_topic_prior=a, topic_word_prior=b, random_state=2, gamma_dtype=gamma_dtype)
+    m = CVB0(max_iter=0, **kw).fit(small)
     gamma = m.responsibilities()
     D, W, T = m._Dd.copy(), m._Wc.reshape(-1, K).copy(), m._Tc.copy()
     for _ in range(2):
         naive.cvb0_sweep(small, gamma, D, W, T, a, b, storage=np.dtype(gamma_dtype))
-    m2 = CVB0(n_iter=2, **kw).fit(small)
+    m2 = CVB0(max_iter=2, **kw).fit(small)
     # same arithmetic and the same rounding of gamma to its storage: agreement to float64 precision
     np.testing.assert_allclose(m2.responsibilities(), gamma, rtol=0, atol=1e-12)
     np.testing.assert_allclose(m2._Wc.reshape(-1, K), W, rtol=1e-12, atol=1e-12)
@@ -78,7 +78,7 @@ def test_cvb0_counts_are_sums_of_stored_gamma(corpus, gamma_dtype):
     contribution is exact and the counts do not drift away from gamma."""
     X = corpus[0]
     K = 8
-    m = CVB0(n_topics=K, doc_topic_prior=0.1, topic_word_prior=0.05, n_iter=10, seed=4,
+    m = CVB0(n_components=K, doc_topic_prior=0.1, topic_word_prior=0.05, max_iter=10, random_state=4,
              gamma_dtype=gamma_dtype).fit(X)
     Xc = sp.csr_matrix(X)
     g = m.responsibilities() * Xc.data[:, None]
@@ -128,7 +128,7 @@ def test_heldout_matches_naive(small, corpus):
 
 def _one_plain_sweep_expectation(X, K, a, b, seed):
     """(D, W, T) read buffer of an ESCA after 1 iteration, and the expected next counts."""
-    m = ESCA(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=1, seed=seed, n_threads=1,
+    m = ESCA(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=1, random_state=seed, n_jobs=1,
              decomposition="auto").fit(X)
     D = m.doc_topic_counts_.toarray().astype(float)
     W = m._W[m._r].reshape(-1, K).astype(float)
@@ -161,7 +161,7 @@ def test_esca_word_sweep_many_document_topics():
     bucket then searches by bisection) and words many topics (long sorted word-bucket rows); a large
     beta gives the document bucket most of the mass."""
     X, _, _ = naive.synthetic_lda(n_docs=12, n_words=40, n_topics=3, doc_len=150, alpha=2.0, seed=2)
-    m = ESCA(n_topics=48, doc_topic_prior=0.5, topic_word_prior=5.0, n_iter=1, seed=1, n_threads=1).fit(X)
+    m = ESCA(n_components=48, doc_topic_prior=0.5, topic_word_prior=5.0, max_iter=1, random_state=1, n_jobs=1).fit(X)
     assert m._D[2].max() > 32
     _ztest_one_sweep(X, 48, "word", -1, b=5.0)
 
@@ -276,9 +276,9 @@ def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
     otherwise all rows sparse."""
     X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
     dmin = min(12, K // 2) if dense else K + 1
-    m = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=1, dense_min_topics=dmin).fit(X)
+    m = ESCA(n_components=K, doc_topic_prior=0.3, max_iter=3, random_state=2, n_jobs=1, dense_min_topics=dmin).fit(X)
     assert m._track and not m._use_atomic and m._kw == (K + 63) // 64
-    m2 = ESCA(n_topics=K, doc_topic_prior=0.3, n_iter=3, seed=2, n_threads=2, dense_min_topics=dmin).fit(X)
+    m2 = ESCA(n_components=K, doc_topic_prior=0.3, max_iter=3, random_state=2, n_jobs=2, dense_min_topics=dmin).fit(X)
     assert m2._use_atomic and not m2._track
     np.testing.assert_array_equal(m2.components_, m.components_)
     V = X.shape[1]
@@ -317,7 +317,7 @@ def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
 
 def test_esca_counts_consistent(corpus):
     Xtr, _, _ = corpus
-    m = ESCA(n_topics=6, doc_topic_prior=0.2, topic_word_prior=0.05, n_iter=5, seed=0, n_threads=1).fit(Xtr)
+    m = ESCA(n_components=6, doc_topic_prior=0.2, topic_word_prior=0.05, max_iter=5, random_state=0, n_jobs=1).fit(Xtr)
     D = m.doc_topic_counts_
     W = m.components_ - 0.05
     np.testing.assert_array_equal(np.asarray(D.sum(1)).ravel(), np.asarray(Xtr.sum(1)).ravel())
@@ -332,7 +332,7 @@ def test_heavy_word_rows_draw_exactly_as_dense_rows(corpus, n_threads):
     uint16 row: with every word dense (dense_min_topics=0), moving any set of words to the heavy rows
     changes no draw (initialisation, tables, sweep; atomic adds on 2 threads)."""
     Xtr, _, _ = corpus
-    kw = dict(n_topics=11, doc_topic_prior=0.3, n_iter=4, seed=5, n_threads=n_threads, dense_min_topics=0)
+    kw = dict(n_components=11, doc_topic_prior=0.3, max_iter=4, random_state=5, n_jobs=n_threads, dense_min_topics=0)
     ref = ESCA(**kw).fit(Xtr)
     assert ref._heavy.size == 0 and ref._W[0].dtype == np.uint16
     tot = np.asarray(Xtr.sum(0)).ravel()
@@ -355,7 +355,7 @@ def test_word_above_uint16_keeps_exact_counts():
     Xd = rng.poisson(3.0, size=(M, V)).astype(np.int32)
     Xd[:, 0] = 700  # 140,000 tokens of word 0: with K = 2 one topic holds more than 2^16 of them
     X = sp.csr_matrix(Xd)
-    m = ESCA(n_topics=2, doc_topic_prior=0.5, n_iter=3, seed=0, n_threads=1).fit(X)
+    m = ESCA(n_components=2, doc_topic_prior=0.5, max_iter=3, random_state=0, n_jobs=1).fit(X)
     assert list(m._heavy) == [0] and m._W[0].dtype == np.uint16 and m._Wh.dtype == np.int32
     W = m.components_ - m.topic_word_prior
     Wi = np.rint(W).astype(np.int64)  # the integer counts behind components_
@@ -371,7 +371,7 @@ def test_results_identical_for_1_and_2_threads(corpus, cls, kw):
     Xtr, Xte, _ = corpus
     outs = []
     for nt in (1, 2):
-        m = cls(n_topics=6, doc_topic_prior=0.2, topic_word_prior=0.05, n_iter=4, seed=11, n_threads=nt,
+        m = cls(n_components=6, doc_topic_prior=0.2, topic_word_prior=0.05, max_iter=4, random_state=11, n_jobs=nt,
                 evaluate_every=2, **kw).fit(Xtr, X_heldout=Xte)
         outs.append((m.components_, [h["heldout_ll"] for h in m.history_], m.transform(Xte[:20])))
     np.testing.assert_array_equal(outs[0][0], outs[1][0])
@@ -381,9 +381,9 @@ def test_results_identical_for_1_and_2_threads(corpus, cls, kw):
 
 def test_same_seed_same_result_different_seed_differs(corpus):
     Xtr, _, _ = corpus
-    a = ESCA(n_topics=5, n_iter=3, seed=1).fit(Xtr).components_
-    b = ESCA(n_topics=5, n_iter=3, seed=1).fit(Xtr).components_
-    c = ESCA(n_topics=5, n_iter=3, seed=2).fit(Xtr).components_
+    a = ESCA(n_components=5, max_iter=3, random_state=1).fit(Xtr).components_
+    b = ESCA(n_components=5, max_iter=3, random_state=1).fit(Xtr).components_
+    c = ESCA(n_components=5, max_iter=3, random_state=2).fit(Xtr).components_
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -402,7 +402,7 @@ def test_quality_all_engines_reach_true_topic_level(corpus):
     for cls, n_iter in ((ESCA, 200), (CollapsedGibbs, 60), (CVB0, 60)):
         finals = []
         for seed in range(3):
-            m = cls(n_topics=K, doc_topic_prior=a, topic_word_prior=b, n_iter=n_iter, seed=seed, evaluate_every=n_iter)
+            m = cls(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=n_iter, random_state=seed, evaluate_every=n_iter)
             m.fit(Xtr, X_heldout=Xte)
             assert m.history_[-1]["heldout_ll"] > m.history_[0]["heldout_ll"] + 0.2
             finals.append(m.history_[-1]["heldout_ll"])
@@ -417,7 +417,7 @@ def test_quality_all_engines_reach_true_topic_level(corpus):
 def test_history_records_wall_time_and_tokens(corpus):
     Xtr, Xte, _ = corpus
     seen = []
-    m = ESCA(n_topics=4, n_iter=4, seed=0, evaluate_every=2, callbacks=[lambda est, rec: seen.append(rec)])
+    m = ESCA(n_components=4, max_iter=4, random_state=0, evaluate_every=2, callbacks=[lambda est, rec: seen.append(rec)])
     m.fit(Xtr, X_heldout=Xte)
     assert [h["iteration"] for h in m.history_] == [0, 2, 4]
     assert len(seen) == 3
@@ -434,14 +434,14 @@ def test_history_records_wall_time_and_tokens(corpus):
 
 
 @pytest.mark.parametrize("kw,match", [
-    ({"n_topics": 1}, "n_topics"),
+    ({"n_components": 0}, "n_components"),
     ({"doc_topic_prior": 0.0}, "doc_topic_prior"),
     ({"topic_word_prior": -1.0}, "topic_word_prior"),
-    ({"n_iter": -1}, "n_iter"),
-    ({"n_threads": 0}, "n_threads"),
+    ({"max_iter": -1}, "max_iter"),
+    ({"n_jobs": 0}, "n_jobs"),
 ])
 def test_bad_parameters(small, kw, match):
-    args = dict(n_topics=3, n_iter=1)
+    args = dict(n_components=3, max_iter=1)
     args.update(kw)
     for cls in (ESCA, CollapsedGibbs, CVB0):
         with pytest.raises(ValueError, match=match):
@@ -450,7 +450,7 @@ def test_bad_parameters(small, kw, match):
 
 def test_cvb0_bad_gamma_dtype(small):
     with pytest.raises(ValueError, match="gamma_dtype"):
-        CVB0(n_topics=3, n_iter=1, gamma_dtype="float64").fit(small)
+        CVB0(n_components=3, max_iter=1, gamma_dtype="float64").fit(small)
 
 
 def test_cvb0_auto_storage_follows_the_size_only(small, monkeypatch):
@@ -461,14 +461,14 @@ def test_cvb0_auto_storage_follows_the_size_only(small, monkeypatch):
     assert CVB0.resolve_gamma_dtype(X.nnz, K) == "float32"
     assert CVB0.resolve_gamma_dtype(10**7, 1000) == "float16"  # 40 GB in float32
     assert CVB0.resolve_gamma_dtype(2**30, 2) == "float32" and CVB0.resolve_gamma_dtype(2**30 + 1, 2) == "float16"
-    auto = CVB0(n_topics=K, n_iter=3, seed=1).fit(small)
+    auto = CVB0(n_components=K, max_iter=3, random_state=1).fit(small)
     assert auto.gamma_dtype_ == "float32" and auto._gamma.dtype == np.float32
-    f32 = CVB0(n_topics=K, n_iter=3, seed=1, gamma_dtype="float32").fit(small)
+    f32 = CVB0(n_components=K, max_iter=3, random_state=1, gamma_dtype="float32").fit(small)
     np.testing.assert_array_equal(auto.components_, f32.components_)
     monkeypatch.setattr(CVB0, "AUTO_FLOAT32_BYTES", X.nnz * K * 4 - 1)  # the same corpus just above the limit
-    half = CVB0(n_topics=K, n_iter=3, seed=1).fit(small)
+    half = CVB0(n_components=K, max_iter=3, random_state=1).fit(small)
     assert half.gamma_dtype_ == "float16" and half._gamma.dtype == np.uint16
-    f16 = CVB0(n_topics=K, n_iter=3, seed=1, gamma_dtype="float16").fit(small)
+    f16 = CVB0(n_components=K, max_iter=3, random_state=1, gamma_dtype="float16").fit(small)
     np.testing.assert_array_equal(half.components_, f16.components_)
 
 
@@ -479,7 +479,7 @@ def test_cvb0_state_size_and_memory_guard(small, monkeypatch, gamma_dtype, item)
     import scalable_bayes.utils as utils
 
     K = 5
-    m = CVB0(n_topics=K, n_iter=1, gamma_dtype=gamma_dtype).fit(small)
+    m = CVB0(n_components=K, max_iter=1, gamma_dtype=gamma_dtype).fit(small)
     X = sp.csr_matrix(small)
     n_docs = int((np.diff(X.indptr) > 0).sum())
     assert m._gamma.dtype.itemsize == item
@@ -487,10 +487,10 @@ def test_cvb0_state_size_and_memory_guard(small, monkeypatch, gamma_dtype, item)
     assert m.state_nbytes() == X.nnz * K * item + 8 * (n_docs + X.shape[1] + 1) * K
     monkeypatch.setattr(utils, "available_memory_bytes", lambda: m.state_nbytes() - 1)
     with pytest.raises(ValueError, match="reduce K") as err:
-        CVB0(n_topics=K, n_iter=1, gamma_dtype=gamma_dtype).fit(small)
+        CVB0(n_components=K, max_iter=1, gamma_dtype=gamma_dtype).fit(small)
     assert ("gamma_dtype='float16'" in str(err.value)) == (gamma_dtype == "float32")
     monkeypatch.setattr(utils, "available_memory_bytes", lambda: m.state_nbytes())
-    CVB0(n_topics=K, n_iter=1, gamma_dtype=gamma_dtype).fit(small)
+    CVB0(n_components=K, max_iter=1, gamma_dtype=gamma_dtype).fit(small)
 
 
 def test_float64_bit_intrinsics_round_trip():
@@ -514,7 +514,7 @@ def test_float64_bit_intrinsics_round_trip():
 @pytest.mark.parametrize("dmin", [-1, 2.5, "all"])
 def test_bad_dense_min_topics(small, dmin):
     with pytest.raises((ValueError, TypeError), match="dense_min_topics|int"):
-        ESCA(n_topics=3, n_iter=1, dense_min_topics=dmin).fit(small)
+        ESCA(n_components=3, max_iter=1, dense_min_topics=dmin).fit(small)
 
 
 @pytest.mark.parametrize("K", [13, 100, 300])
@@ -523,7 +523,7 @@ def test_default_dense_rows_take_no_more_memory_than_sparse_rows(K):
     no larger than the sparse row it replaces (one topic id + one float64 per nonzero topic), and the
     dense rows of a fit are no larger than the sparse rows of the same words would be."""
     X, _, _ = naive.synthetic_lda(n_docs=80, n_words=60, n_topics=5, doc_len=120, alpha=0.5, seed=7)
-    m = ESCA(n_topics=K, doc_topic_prior=0.5, n_iter=1, seed=0, n_threads=1).fit(X)
+    m = ESCA(n_components=K, doc_topic_prior=0.5, max_iter=1, random_state=0, n_jobs=1).fit(X)
     dense_row = m._Kp * m._W[0].itemsize
     per_topic = m._D[0].itemsize + m._wcoef.itemsize
     assert m._dense_min * per_topic >= dense_row > (m._dense_min - 1) * per_topic
@@ -541,28 +541,28 @@ def test_bad_counts(small):
     neg = small.astype(np.float64).copy()
     neg.data[0] = -1
     with pytest.raises(ValueError, match="negative"):
-        ESCA(n_topics=3, n_iter=1).fit(neg)
+        ESCA(n_components=3, max_iter=1).fit(neg)
     frac = small.astype(np.float64).copy()
     frac.data[0] = 0.5
     with pytest.raises(ValueError, match="non-integer"):
-        CollapsedGibbs(n_topics=3, n_iter=1).fit(frac)
+        CollapsedGibbs(n_components=3, max_iter=1).fit(frac)
     with pytest.raises(ValueError, match="empty"):
-        CVB0(n_topics=3, n_iter=1).fit(sp.csr_matrix((4, 5), dtype=np.int32))
+        CVB0(n_components=3, max_iter=1).fit(sp.csr_matrix((4, 5), dtype=np.int32))
 
 
 def test_oov_columns_rejected(small):
-    m = ESCA(n_topics=3, n_iter=1).fit(small)
+    m = ESCA(n_components=3, max_iter=1).fit(small)
     wider = sp.hstack([small, sp.csr_matrix(np.ones((small.shape[0], 2), np.int32))]).tocsr()
     with pytest.raises(ValueError, match="vocabulary"):
         m.transform(wider)
     with pytest.raises(ValueError, match="vocabulary"):
-        ESCA(n_topics=3, n_iter=1).fit(small, X_heldout=wider)
+        ESCA(n_components=3, max_iter=1).fit(small, X_heldout=wider)
 
 
 def test_empty_documents_skipped_and_counted(small, caplog):
     X = sp.vstack([small[:5], sp.csr_matrix((2, small.shape[1]), dtype=np.int32), small[5:10]]).tocsr()
     with caplog.at_level("INFO"):
-        m = ESCA(n_topics=3, n_iter=2).fit(X)
+        m = ESCA(n_components=3, max_iter=2).fit(X)
     assert m.n_empty_docs_ == 2
     assert "skipped 2 empty documents" in caplog.text
     np.testing.assert_allclose(m.components_.sum() - 0.1 * m.components_.size, X.sum())
@@ -572,23 +572,23 @@ def test_empty_documents_skipped_and_counted(small, caplog):
 
 
 @pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
-@pytest.mark.parametrize("K, exc", [(0, ValueError), (1, ValueError), (2.5, ValueError), (float("nan"), ValueError),
+@pytest.mark.parametrize("K, exc", [(0, ValueError), (-1, ValueError), (2.5, ValueError), (float("nan"), ValueError),
                                     ("10", TypeError), (None, TypeError)])
-def test_bad_n_topics_names_the_parameter(cls, K, exc):
+def test_bad_n_components_names_the_parameter(cls, K, exc):
     import scalable_bayes.inference.lda as lda
     X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
-    with pytest.raises(exc, match="n_topics"):
-        getattr(lda, cls)(n_topics=K, n_iter=1).fit(X)
+    with pytest.raises(exc, match="n_components"):
+        getattr(lda, cls)(n_components=K, max_iter=1).fit(X)
 
 
 @pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
 def test_seed_none_draws_fresh_entropy_and_records_it(cls):
     import scalable_bayes.inference.lda as lda
     X = sp.csr_matrix(np.random.default_rng(0).poisson(1.0, size=(30, 20)).astype(np.int32))
-    a = getattr(lda, cls)(n_topics=3, n_iter=3, seed=None).fit(X)
-    b = getattr(lda, cls)(n_topics=3, n_iter=3, seed=None).fit(X)
+    a = getattr(lda, cls)(n_components=3, max_iter=3, random_state=None).fit(X)
+    b = getattr(lda, cls)(n_components=3, max_iter=3, random_state=None).fit(X)
     assert isinstance(a.seed_, int) and a.seed_ != b.seed_
-    again = getattr(lda, cls)(n_topics=3, n_iter=3, seed=a.seed_).fit(X)
+    again = getattr(lda, cls)(n_components=3, max_iter=3, random_state=a.seed_).fit(X)
     np.testing.assert_array_equal(a.components_, again.components_)
 
 
@@ -596,8 +596,8 @@ def test_seed_none_draws_fresh_entropy_and_records_it(cls):
 def test_bad_seed_names_the_parameter(seed, exc):
     from scalable_bayes.inference.lda import ESCA
     X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
-    with pytest.raises(exc, match="seed"):
-        ESCA(n_topics=2, n_iter=1, seed=seed).fit(X)
+    with pytest.raises(exc, match="random_state"):
+        ESCA(n_components=2, max_iter=1, random_state=seed).fit(X)
 
 
 @pytest.mark.parametrize("cls", ["ESCA", "CollapsedGibbs", "CVB0"])
@@ -608,4 +608,4 @@ def test_unfitted_estimator_raises_not_fitted(cls, method):
     import scalable_bayes.inference.lda as lda
     X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
     with pytest.raises(NotFittedError, match="fit"):
-        getattr(getattr(lda, cls)(n_topics=2), method)(X)
+        getattr(getattr(lda, cls)(n_components=2), method)(X)

@@ -57,8 +57,8 @@ def _mpi_main(tests_dir):
     # chosen from the global totals and summed across the ranks like the other counts
     for label, sampler, heavy_min in (("sparse_alias", "sparse_alias", None), ("plain", "plain", None),
                                       ("heavy", "sparse_alias", 100)):
-        d = DistributedESCA(n_topics=6, n_iter=6, seed=3, n_threads=1, comm=comm, sampler=sampler, evaluate_every=3)
-        s = ESCA(n_topics=6, n_iter=6, seed=3, n_threads=2, sampler=sampler, evaluate_every=3)
+        d = DistributedESCA(n_components=6, max_iter=6, random_state=3, n_jobs=1, comm=comm, sampler=sampler, evaluate_every=3)
+        s = ESCA(n_components=6, max_iter=6, random_state=3, n_jobs=2, sampler=sampler, evaluate_every=3)
         if heavy_min is not None:
             d._heavy_min_total = s._heavy_min_total = heavy_min
         d.fit(Xtr, X_heldout=Xte)

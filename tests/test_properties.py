@@ -74,11 +74,12 @@ def _count_matrix(m, v, kind, fmt, seed):
        seed=st.sampled_from([0, 7, -1, None]))
 def test_lda_estimators_fit_or_name_the_problem(cls, data, n_topics, alpha, beta, seed):
     X, kind = data
-    est = cls(n_topics=n_topics, doc_topic_prior=alpha, topic_word_prior=beta, n_iter=2, seed=seed)
+    est = cls(n_components=n_topics, doc_topic_prior=alpha, topic_word_prior=beta, max_iter=2, random_state=seed)
     try:
         est.fit(X)
     except (ValueError, TypeError) as exc:
-        assert _names_argument(exc, ["n_topics", "doc_topic_prior", "topic_word_prior", "seed", "X ", "X:"]), exc
+        assert _names_argument(exc, ["n_components", "doc_topic_prior", "topic_word_prior", "random_state", "X ", "X:",
+                                     "0 sample(s)", "0 feature(s)"]), exc
         return
     V = np.asarray(X.shape)[1]
     c = est.components_
@@ -135,7 +136,7 @@ def test_vmf_estimators_fit_or_name_the_problem(cls, data, k):
     try:
         est = cls(n_components=k, **kwargs).fit(X)
     except (ValueError, TypeError) as exc:
-        assert _names_argument(exc, ["n_components", "X ", "X:"]), exc
+        assert _names_argument(exc, ["n_components", "X ", "X:", "0 sample(s)", "0 feature(s)"]), exc
         return
     n = X.shape[0]
     labels = est.predict(X)

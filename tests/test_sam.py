@@ -360,7 +360,7 @@ def test_identical_with_one_and_two_threads(corpus):
         pytest.skip("Numba runs with one thread here (NUMBA_NUM_THREADS)")
     X, Xt, _ = corpus
     fits = [SphericalAdmixture(4, "sggmc", n_iter=4, batch_size=40, n_threads=t, seed=3, evaluate_every=2,
-                               n_prior_draws=20, **KW).fit(X, Xt) for t in (1, 2)]
+                               n_prior_draws=20, **KW).fit(X, X_test=Xt) for t in (1, 2)]
     assert (fits[0].n_threads_, fits[1].n_threads_) == (1, 2)
     np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
     np.testing.assert_array_equal(fits[0].trace_.log_perplexity.values, fits[1].trace_.log_perplexity.values)
@@ -389,7 +389,7 @@ def test_each_method_recovers_topics(corpus, method):
     rand, _ = _log_perplexity(_unit(np.random.default_rng(0).standard_normal((K, V)))[None], Xt, alpha,
                               KW["kappa"], log_cv, 100, 0)
     est = SphericalAdmixture(K, method, n_threads=1, seed=0, n_prior_draws=100, **SETTINGS[method], **KW)
-    est.fit(X, Xt)
+    est.fit(X, X_test=Xt)
     tr = est.trace_
     start, end = tr.log_perplexity.iloc[0], tr.log_perplexity.iloc[-1]
     assert np.all(np.diff(tr.wall_time.values) >= 0)
@@ -415,7 +415,7 @@ def test_finite_at_vocabulary_60000():
     big = dict(kappa=3e4, sigma=1e4, kappa0=1e4, alpha=10.0)
     for method in ("sggmc", "gmc_bgibbs", "vi"):
         est = SphericalAdmixture(K, method, n_iter=2, batch_size=3, n_threads=1, seed=0, n_prior_draws=10,
-                                 **big).fit(X, X)
+                                 **big).fit(X, X_test=X)
         assert np.all(np.isfinite(est.components_)), method
         assert np.all(np.isfinite(est.trace_.log_perplexity)), method
     g, _ = _kernel_grad(est.components_, X, np.arange(3, dtype=np.int64), rng.dirichlet(np.ones(K), (3, 2)),
@@ -507,7 +507,7 @@ def test_float32_samples_score_as_float64(corpus):
     same chain."""
     X, Xt, _ = corpus
     fits = {dt: SphericalAdmixture(4, "sggmc", n_iter=30, batch_size=40, n_threads=1, seed=5, evaluate_every=10,
-                                   n_prior_draws=30, samples_dtype=dt, **KW).fit(X, Xt) for dt in ("float32", "float64")}
+                                   n_prior_draws=30, samples_dtype=dt, **KW).fit(X, X_test=Xt) for dt in ("float32", "float64")}
     f32, f64 = fits["float32"], fits["float64"]
     assert f32.samples_.dtype == np.float32 and f64.samples_.dtype == np.float64
     assert f32.samples_.shape == f64.samples_.shape and f32.samples_.shape[0] == 15

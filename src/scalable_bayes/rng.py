@@ -79,6 +79,23 @@ def resolve_seed(seed, name: str = "seed") -> int:
     return int(seed)
 
 
+def resolve_random_state(random_state, name: str = "random_state") -> int:
+    """The integer seed of a scikit-learn style ``random_state``: None (fresh OS entropy), a
+    non-negative integer (returned as is by :func:`resolve_seed`, so an estimator given an int is
+    bit-identical to one given the same ``seed``) or a ``numpy.random.Generator`` /
+    ``RandomState``, from which one integer in [0, 2^63 - 1] is drawn (advancing it, as scikit-learn
+    estimators do). Callers record the result (e.g. as ``seed_``) so that a fit can be repeated."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, MAX_SEED, endpoint=True))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, MAX_SEED, dtype=np.int64))
+    try:
+        return resolve_seed(random_state, name)
+    except TypeError:
+        raise TypeError(f"{name} must be None, a non-negative integer or a numpy Generator, got "
+                        f"{random_state!r} ({type(random_state).__name__})") from None
+
+
 def seed_sequence(seed, *keys) -> np.random.SeedSequence:
     """The ``SeedSequence`` of stream ``keys`` of ``seed`` (an int or a SeedSequence): the keys are
     appended to the spawn key, so ``seed_sequence(s, c)`` is child ``c`` of ``seed_sequence(s)``."""

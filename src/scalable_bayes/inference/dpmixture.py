@@ -83,7 +83,9 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import gammaln
 from numba import njit, prange
+from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import validate_data
 
 from ..rng import beta, gamma, log_gamma, make_key, next_uniform, partial_shuffle, resolve_seed, stream, uniform
 from ..samplers.simplex import scir_step, sgrld_step
@@ -388,7 +390,8 @@ def _check_counts(X, what, n_features=None):
     if not np.all(np.isfinite(data)):
         raise ValueError(f"{what} has non-finite entries; pass integer counts (users x categories)")
     if np.any(data < 0):
-        raise ValueError(f"{what} has negative counts (smallest {data.min()!r}); pass non-negative integer counts")
+        raise ValueError(f"Negative values in data: {what} has negative counts (smallest {data.min()!r}); pass "
+                         "non-negative integer counts")
     if np.any(data != np.round(data)):
         raise ValueError(f"{what} has non-integer counts; the multinomial likelihood needs integer counts "
                          f"(round or binarise the matrix first)")
@@ -396,7 +399,7 @@ def _check_counts(X, what, n_features=None):
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{what} has {X.shape[1]} columns but the training data has {n_features} categories")
     if X.shape[1] < 2:
-        raise ValueError(f"{what} must have at least 2 categories (columns), got {X.shape[1]}")
+        raise ValueError(f"{what} must have at least 2 categories (columns), got n_features = {X.shape[1]}")
     nnz_row = np.diff(X.indptr)
     keep = np.flatnonzero(nnz_row > 0)
     if keep.size == 0:
@@ -468,7 +471,7 @@ def sg_params_step(kernel, key, h, st, K, d, alpha):
 # ---------------------------------------------------------------------------------------------
 
 
-class DPMultinomialMixture:
+class DPMultinomialMixture(DensityMixin, BaseEstimator):
     """Dirichlet-process mixture of multinomials sampled by the exact slice Gibbs sampler or its minibatched
     SG version with SCIR / SGRLD updates of components and stick weights (see the module docstring).
 
@@ -547,10 +550,34 @@ class DPMultinomialMixture:
         return a, alpha, (s, r), n_iter, kmax, k0, sg, h, n
 
     # -- fit ----------------------------------------------------------------------------------
-    def fit(self, X, X_test=None, evaluate_every=10):
-        """Sample for ``n_iter`` iterations from the posterior given the users x categories counts X
-        (scipy CSR); evaluate the test log-predictive of X_test (if given) at iteration 0 and every
-        ``evaluate_every`` iterations (and the last)."""
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        # X must be counts: non-negative integers. scikit-learn's only tag for integer input is
+        # "categorical" (its checks then pass non-negative integers), which is what count data needs
+        tags.input_tags.categorical = True
+        return tags
+
+    def fit(self, X, y=None, *, X_test=None, evaluate_every=10):
+        """Sample for ``n_iter`` iterations from the posterior given the users x categories counts X.
+
+        Parameters
+        ----------
+        X : sparse matrix or array of shape (n_users, d)
+            Non-negative integer counts (CSR preferred); empty rows are dropped.
+        y : ignored
+            Present for the scikit-learn API (a ``Pipeline`` passes it); never used as data.
+        X_test : sparse matrix or array of shape (n_test_users, d), optional
+            Test users whose mean log-predictive is recorded in ``trace_`` at iteration 0, every
+            ``evaluate_every`` iterations and at the last.
+        evaluate_every : int, default 10
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, accept_sparse="csr", dtype="numeric")
         indptr, indices, vals, _, d, keep, n_empty = _check_counts(X, "X")
         L = indptr.shape[0] - 1
         a, alpha, (ps, pr), n_iter, kmax, k0, sg, h, n = self._check_params(L)
@@ -656,6 +683,11 @@ class DPMultinomialMixture:
         """log sum_k pi_k Multi(x_i | n_i, theta_k) per non-empty row of X (coefficient included)."""
         if not hasattr(self, "components_"):
             raise NotFittedError("this DPMultinomialMixture is not fitted yet; call fit(X) first")
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {shape[1]} features, but DPMultinomialMixture is expecting {self.n_features_in_} "
+                             "features as input (the training categories); pass the same columns as in fit")
+        X = validate_data(self, X, accept_sparse="csr", dtype="numeric", reset=False)
         ti, tx, tv, tl, _, _, _ = _check_counts(X, "X", n_features=self.n_features_in_)
         K, d = self.components_.shape
         with np.errstate(divide="ignore"):

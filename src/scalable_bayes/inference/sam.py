@@ -84,7 +84,9 @@ import pandas as pd
 import scipy.sparse as sp
 from numba import njit
 from scipy.special import gammaln, polygamma, psi
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_array, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..manifolds.sphere import geodesic_flow, project_tangent
@@ -120,7 +122,7 @@ def check_unit_rows(X, n_words: int | None = None, *, what: str = "X") -> sp.csr
     if X.shape[0] == 0:
         raise ValueError(f"{what} has no rows")
     if X.nnz and not np.all(np.isfinite(X.data)):
-        raise ValueError(f"{what} has non-finite entries")
+        raise ValueError(f"{what} has non-finite entries (NaN or inf); clean the input (e.g. drop those documents)")
     if not X.has_canonical_format or not np.all(X.data != 0.0):
         X = X.copy()  # the caller's matrix is never changed; a canonical one (the usual tf-idf) is not copied
         X.sum_duplicates()
@@ -188,7 +190,7 @@ def _mh_accept(key, h0, h1):
 # ---------------------------------------------------------------------------------------------
 
 
-class SphericalAdmixture:
+class SphericalAdmixture(TransformerMixin, BaseEstimator):
     """Spherical admixture model fitted by one of :data:`METHODS` (module docstring).
 
     Parameters
@@ -236,6 +238,9 @@ class SphericalAdmixture:
         standard error above 0.05).
     evaluate_every, n_prior_draws : checkpoints of ``trace_`` (iterations; 0: start and end only) and the
         Dirichlet draws per test document of the log-perplexity.
+    normalize : l2-normalise the rows of every X given to ``fit``, ``transform``, ``score`` and
+        ``log_perplexity`` instead of refusing rows whose norm is not 1 (default False); zero rows are
+        refused either way.
     """
 
     def __init__(self, n_topics=10, method="sggmc", kappa=3e3, sigma=1e3, kappa0=1e3, alpha=10.0,
@@ -244,7 +249,7 @@ class SphericalAdmixture:
                  grad_noise_var=0.0, theta_steps=3, theta_leapfrog=5, theta_step_size=None, theta_floor=None,
                  theta_target_accept=0.7, beta_leapfrog=10, beta_step_size=None, vi_local_steps=20, vi_step=0.1, stovi_tau0=10.0,
                  stovi_kappa=0.7, burn_in=None, max_samples=50, thin=1, samples_dtype="float32", evaluate_every=0,
-                 n_prior_draws=200, max_time=None, budget_clock="wall"):
+                 n_prior_draws=200, max_time=None, budget_clock="wall", normalize=False):
         self.n_topics = n_topics
         self.method = method
         self.kappa = kappa
@@ -282,6 +287,7 @@ class SphericalAdmixture:
         self.n_prior_draws = n_prior_draws
         self.max_time = max_time
         self.budget_clock = budget_clock
+        self.normalize = normalize
 
     # ------------------------------------------------------------------ validation
     def _validate(self, n_docs, n_words=None):
@@ -395,13 +401,37 @@ class SphericalAdmixture:
         return 0.5 / float(self.kappa) if self.gamma is None else float(self.gamma)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, X_test=None):
-        """Fit on ``X`` (D x V, l2-normalised rows, e.g. tf-idf; scipy CSR or dense); ``X_test`` (optional)
-        is scored at the checkpoints of ``trace_``."""
-        X = check_unit_rows(X)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X, y=None, *, X_test=None):
+        """Fit the topics.
+
+        Parameters
+        ----------
+        X : sparse matrix or array of shape (D, V)
+            Documents as l2-normalised rows (e.g. tf-idf; scipy CSR or dense).
+        y : ignored
+            Present for the scikit-learn API (a ``Pipeline`` passes it); never used as data.
+        X_test : sparse matrix or array of shape (D_test, V), optional
+            Test documents scored (log-perplexity) at the checkpoints of ``trace_``.
+
+        Returns
+        -------
+        self
+        """
+        X_in = X
+        # scikit-learn's input checks (its messages); n_features_in_ is set below, once every setting is valid
+        X = check_unit_rows(_normalized(self, check_array(X, accept_sparse="csr", dtype=np.float64,
+                                                                    ensure_all_finite=False)))
         D, V = X.shape
+        if V < 2:
+            raise ValueError(f"X has n_features = {V} (words); SAM's documents are points of S^(V-1), which needs "
+                             "V >= 2 columns")
         if X_test is not None:
-            X_test = check_unit_rows(X_test, V, what="X_test")
+            X_test = check_unit_rows(_normalized(self, X_test), V, what="X_test")
         cfg = self._validate(D, V)
         if self.mean_direction is not None:
             m0 = np.asarray(self.mean_direction, dtype=np.float64).ravel()
@@ -414,9 +444,9 @@ class SphericalAdmixture:
                 raise ValueError("the training documents average to the zero vector; pass mean_direction (m)")
             m0 = m0 / nm
         K = cfg["K"]
+        validate_data(self, X_in, skip_check_array=True)  # n_features_in_ (and feature names)
         _warm_up(self.method, self.n_threads)
         self.seed_ = cfg["seed"]
-        self.n_features_in_ = V
         self.m_ = m0
         self.alpha_ = cfg["alpha"]
         self.eps_, self.friction_ = cfg["eps"], cfg["C"]
@@ -812,7 +842,7 @@ class SphericalAdmixture:
         the last included). With ``return_se`` also the Monte Carlo standard error (delta method); with
         ``return_diagnostics`` (importance only) a dict of the effective sample sizes as well."""
         self._check_fitted()
-        X_test = check_unit_rows(X_test, self.n_features_in_, what="X_test")
+        X_test = check_unit_rows(_validate_fitted(self, X_test), self.n_features_in_, what="X_test")
         n = int(self.n_prior_draws if n_prior_draws is None else n_prior_draws)
         _count("n_prior_draws", n, 1)
         if estimator not in ("prior", "importance"):
@@ -837,11 +867,16 @@ class SphericalAdmixture:
             out = out + (diag,)
         return out if len(out) > 1 else out[0]
 
+    def score(self, X, y=None):
+        """Minus the log-perplexity of X (:meth:`log_perplexity` with its defaults: the paper's estimator,
+        averaged over the kept topic samples); higher is better."""
+        return -float(self.log_perplexity(X))
+
     def transform(self, X, n_samples=20, seed=None):
         """Posterior-mean topic proportions E[theta_d | beta, v_d] (D x K) under ``components_``, by
         ``n_samples`` GMC draws per document (same theta chains as the samplers)."""
         self._check_fitted()
-        X = check_unit_rows(X, self.n_features_in_)
+        X = check_unit_rows(_validate_fitted(self, X), self.n_features_in_)
         _count("n_samples", n_samples, 1)
         K, V = self.components_.shape
         D = X.shape[0]
@@ -862,6 +897,25 @@ class SphericalAdmixture:
                            np.zeros((D, n_samples)), np.zeros(D, np.int64), np.zeros((D, 6 * K)),
                            np.zeros((D, 2), np.uint64))
         return out.mean(axis=1)
+
+
+def _validate_fitted(est, X):
+    """scikit-learn's checks of a fitted estimator's input (feature count, 2-D, finite), X as CSR or array."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] != est.n_features_in_:
+        raise ValueError(f"X has {shape[1]} features, but {type(est).__name__} is expecting {est.n_features_in_} "
+                         "features as input (the training vocabulary); map documents to the training vocabulary")
+    return _normalized(est, validate_data(est, X, accept_sparse="csr", dtype=np.float64, reset=False,
+                                          ensure_all_finite=False))
+
+
+def _normalized(est, X):
+    """X with l2-normalised rows when the estimator's ``normalize`` is set, else X as given."""
+    if not est.normalize:
+        return X
+    from sklearn.preprocessing import normalize
+
+    return normalize(X)
 
 
 _WARM = set()

@@ -88,8 +88,8 @@ def main(argv=None):
     c = load_corpus(args.corpus)
     Xtr = training_docs(c, args.max_train_docs)
     Xte, _ = heldout_docs(c, c, args.max_test_docs)
-    est = DistributedESCA(n_topics=args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.beta,
-                          n_iter=args.n_iter, n_threads=args.threads, seed=args.seed, comm=comm,
+    est = DistributedESCA(n_components=args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.beta,
+                          max_iter=args.n_iter, n_jobs=args.threads, random_state=args.seed, comm=comm,
                           evaluate_every=args.evaluate_every).fit(Xtr, X_heldout=Xte)
     fit_times = comm.gather(est.fit_time_, root=0)
     if comm.rank == 0:

@@ -29,32 +29,34 @@ class TomotopyLDA:
     """tomotopy's ``LDAModel`` with the engines' constructor, ``fit(X, X_heldout=...)``, ``history_``,
     ``fit_time_``, ``components_`` (K x V, W_kv + beta) and ``state_nbytes()``.
 
-    ``n_threads`` is tomotopy's ``workers``; ``evaluate_every`` > 0 scores the held-out documents every
+    ``n_jobs`` is tomotopy's ``workers``; ``evaluate_every`` > 0 scores the held-out documents every
     so many iterations (and at the last), outside the timed fit."""
 
     _name = "tomotopy"
 
-    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=1,
-                 seed=0, *, evaluate_every=0, heldout_sweeps=20):
-        if int(n_topics) < 2:
-            raise ValueError(f"n_topics must be >= 2, got {n_topics}")
-        if int(n_iter) < 0:
-            raise ValueError(f"n_iter must be >= 0, got {n_iter}")
+    def __init__(self, n_components=100, *, doc_topic_prior=None, topic_word_prior=0.1, max_iter=100, n_jobs=1,
+                 random_state=0, evaluate_every=0, heldout_sweeps=20):
+        if int(n_components) < 2:
+            raise ValueError(f"n_components must be >= 2, got {n_components}")
+        if int(max_iter) < 0:
+            raise ValueError(f"max_iter must be >= 0, got {max_iter}")
         if topic_word_prior <= 0:
             raise ValueError(f"topic_word_prior (beta) must be > 0, got {topic_word_prior}")
-        if n_threads is None or int(n_threads) < 1:
-            raise ValueError(f"n_threads must be a positive integer for tomotopy, got {n_threads}")
-        self.n_topics, self.doc_topic_prior, self.topic_word_prior = int(n_topics), doc_topic_prior, float(topic_word_prior)
-        self.n_iter, self.n_threads, self.seed = int(n_iter), int(n_threads), int(seed)
+        if n_jobs is None or int(n_jobs) < 1:
+            raise ValueError(f"n_jobs must be a positive integer for tomotopy (its workers), got {n_jobs}")
+        if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
+            raise ValueError(f"random_state must be an integer seed for tomotopy, got {random_state!r}")
+        self.n_components, self.doc_topic_prior, self.topic_word_prior = int(n_components), doc_topic_prior, float(topic_word_prior)
+        self.max_iter, self.n_jobs, self.random_state = int(max_iter), int(n_jobs), int(random_state)
         self.evaluate_every, self.heldout_sweeps = int(evaluate_every or 0), int(heldout_sweeps)
 
     @property
     def _alpha(self) -> float:
-        return 50.0 / self.n_topics if self.doc_topic_prior is None else float(self.doc_topic_prior)
+        return 50.0 / self.n_components if self.doc_topic_prior is None else float(self.doc_topic_prior)
 
     def _topic_counts(self) -> np.ndarray:
         """(K, V) W_kv + beta from tomotopy's phi = (n_kv + beta) / (n_k + V' beta) over its V' words."""
-        K, b = self.n_topics, self.topic_word_prior
+        K, b = self.n_components, self.topic_word_prior
         n_k = np.asarray(self._mdl.get_count_by_topics(), dtype=np.float64)
         Vp = len(self._vocab_ids)
         W = np.full((K, self.n_features_in_), b)
@@ -68,7 +70,7 @@ class TomotopyLDA:
                "tokens": self.n_tokens_ * it}
         if X_heldout is not None:
             rec["heldout_ll"] = _ho.heldout_loglik(self._topic_counts(), X_heldout, self._alpha,
-                                                   n_sweeps=self.heldout_sweeps, seed=self.seed)
+                                                   n_sweeps=self.heldout_sweeps, seed=self.random_state)
         self.history_.append(rec)
 
     def fit(self, X, y=None, *, X_heldout=None):
@@ -81,8 +83,8 @@ class TomotopyLDA:
         if X_heldout is not None and sp.csr_matrix(X_heldout).shape[1] != V:
             raise ValueError(f"X_heldout has {X_heldout.shape[1]} columns, X has {V}: map it to the training vocabulary")
         self.n_features_in_ = V
-        mdl = tp.LDAModel(tw=tp.TermWeight.ONE, k=self.n_topics, alpha=self._alpha, eta=self.topic_word_prior,
-                          seed=self.seed)
+        mdl = tp.LDAModel(tw=tp.TermWeight.ONE, k=self.n_components, alpha=self._alpha, eta=self.topic_word_prior,
+                          seed=self.random_state)
         lens = np.diff(X.indptr)
         self.n_empty_docs_ = int((np.asarray(X.sum(axis=1)).ravel() == 0).sum())
         for m in range(X.shape[0]):
@@ -97,24 +99,24 @@ class TomotopyLDA:
         self.history_ = []
         every = self.evaluate_every
         t0, c0 = time.perf_counter(), time.process_time()
-        mdl.train(0, workers=self.n_threads)  # initial assignments
+        mdl.train(0, workers=self.n_jobs)  # initial assignments
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         self._vocab_ids = np.array([int(w) for w in mdl.used_vocabs], dtype=np.int64)
         if every:
             self._record(0, wall, cpu, X_heldout)
         it = 0
-        while it < self.n_iter:
-            step = min(every, self.n_iter - it) if every else self.n_iter - it
+        while it < self.max_iter:
+            step = min(every, self.max_iter - it) if every else self.max_iter - it
             t0, c0 = time.perf_counter(), time.process_time()
-            mdl.train(step, workers=self.n_threads)
+            mdl.train(step, workers=self.n_jobs)
             wall += time.perf_counter() - t0
             cpu += time.process_time() - c0
             it += step
             if every:
                 self._record(it, wall, cpu, X_heldout)
         self.fit_time_ = wall
-        self.n_iter_ = self.n_iter
-        self.n_threads_ = self.n_threads
+        self.n_iter_ = self.max_iter
+        self.n_threads_ = self.n_jobs
         return self
 
     @property

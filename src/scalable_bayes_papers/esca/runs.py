@@ -55,12 +55,12 @@ def run_lda(X_train, X_test, *, method, n_topics, alpha, beta, n_iter, evaluate_
             heldout_sweeps=20):
     """Fit one engine and return (history DataFrame, fitted estimator, info dict); ``alpha`` None = 50 / K."""
     alpha = 50.0 / n_topics if alpha is None else float(alpha)
-    est = make_estimator(method, n_topics=int(n_topics), doc_topic_prior=alpha, topic_word_prior=float(beta),
-                         n_iter=int(n_iter), n_threads=int(n_threads), seed=int(seed),
+    est = make_estimator(method, n_components=int(n_topics), doc_topic_prior=alpha, topic_word_prior=float(beta),
+                         max_iter=int(n_iter), n_jobs=int(n_threads), random_state=int(seed),
                          evaluate_every=int(evaluate_every), heldout_sweeps=int(heldout_sweeps))
     # warm-up on two documents: Numba compilation / cache loading must not count as fit time
-    make_estimator(method, n_topics=int(n_topics), doc_topic_prior=alpha, topic_word_prior=float(beta), n_iter=1,
-                   n_threads=int(n_threads), seed=int(seed)).fit(
+    make_estimator(method, n_components=int(n_topics), doc_topic_prior=alpha, topic_word_prior=float(beta), max_iter=1,
+                   n_jobs=int(n_threads), random_state=int(seed)).fit(
         sp.csr_matrix(X_train)[np.flatnonzero(sp.csr_matrix(X_train).getnnz(axis=1))[:2]])
     t0 = time.perf_counter()
     est.fit(X_train, X_heldout=X_test)

@@ -149,8 +149,8 @@ def lda_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
     hs = int(settings["heldout_sweeps"])
     rows = []
     if method == "CGS":
-        est = CollapsedGibbs(n_topics=K, doc_topic_prior=alpha, topic_word_prior=beta, n_iter=int(settings["cgs_iter"]),
-                             n_threads=int(settings.get("threads", 1)), seed=seed,
+        est = CollapsedGibbs(n_components=K, doc_topic_prior=alpha, topic_word_prior=beta,
+                             max_iter=int(settings["cgs_iter"]), n_jobs=int(settings.get("threads", 1)), random_state=seed,
                              evaluate_every=int(settings["cgs_evaluate_every"]),
                              heldout_sweeps=hs)
         est.fit(train, X_heldout=test)
@@ -205,7 +205,7 @@ def dp_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
         method=method.lower(), base_concentration=float(settings["base_concentration"]), alpha=float(settings["alpha"]),
         alpha_prior=(float(settings["alpha_prior"]["shape"]), float(settings["alpha_prior"]["rate"])), max_clusters=int(settings["max_clusters"]),
         init_clusters=int(settings["init_clusters"]), seed=seed, n_threads=1, **kw)
-    est.fit(train, test, evaluate_every=int(settings["evaluate_every"]))
+    est.fit(train, X_test=test, evaluate_every=int(settings["evaluate_every"]))
     df = pd.DataFrame(est.trace_).rename(columns={"time": "wall_s"})
     df.insert(0, "seed", seed)
     df.insert(0, "method", method)

@@ -101,8 +101,8 @@ def sg_chain(method, train, test, K, alpha, beta, h, n_iter, *, tau=10.0, kappa=
 
 
 def cgs_topics(train, K, alpha, beta, n_iter, seed=0):
-    est = CollapsedGibbs(n_topics=K, doc_topic_prior=alpha, topic_word_prior=beta, n_iter=n_iter, n_threads=1,
-                         seed=seed)
+    est = CollapsedGibbs(n_components=K, doc_topic_prior=alpha, topic_word_prior=beta, max_iter=n_iter, n_jobs=1,
+                         random_state=seed)
     est.fit(train)
     return est.components_
 

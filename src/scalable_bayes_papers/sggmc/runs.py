@@ -177,7 +177,7 @@ def fig5_runs(corpus_name: str, method: str, seed: int, settings: dict, corpus) 
                              gamma=(settings["sg_gamma_kappa"] / settings["kappa"] if "sg_gamma_kappa" in settings
                                     else None))
     t0 = time.perf_counter()
-    est.fit(X, X_test)
+    est.fit(X, X_test=X_test)
     tr = est.trace_.copy()
     # the converged check of the final state (off the clock): importance sampling instead of prior draws
     # (library: SphericalAdmixture.log_perplexity(estimator="importance")), over at most is_topic_samples of

@@ -102,9 +102,9 @@ def _scores(est, X_test, label, extra=None, draws=50):
 def averaging(seconds, burn_in, out):
     X, Xt, _, _ = load_corpus_split("news20_different")
     t0 = time.time()
-    vi = _estimator("vi", seconds, None).fit(X, Xt)
+    vi = _estimator("vi", seconds, None).fit(X, X_test=Xt)
     _emit(_scores(vi, Xt, "VI"), out)
-    sg = _estimator("sggmc", seconds, BATCH, burn_in=burn_in).fit(X, Xt)
+    sg = _estimator("sggmc", seconds, BATCH, burn_in=burn_in).fit(X, X_test=Xt)
     _emit(_scores(sg, Xt, "SGGMC"), out)
     # the prior-draw estimator of log pi(v_d | beta) is biased low and its bias shrinks with the number of terms
     # (draws x topic samples): score VI and SGGMC's last sample with more draws, and VI with as many terms as
@@ -119,7 +119,7 @@ def averaging(seconds, burn_in, out):
     for meth, batch, lab in (("sggmc", BATCH, "SGGMC from VI's topics"), ("sggmc", None, "SGGMC-full from VI's topics"),
                              ("stovi", BATCH, "StoVI from VI's topics")):
         e = _estimator(meth, seconds / 2, batch, start=vi.components_, burn_in=0 if batch is None else burn_in // 2)
-        e.fit(X, Xt)
+        e.fit(X, X_test=Xt)
         _emit(_scores(e, Xt, lab), out)
     _emit({"label": "averaging done", "elapsed": round(time.time() - t0)}, out)
 
@@ -133,7 +133,7 @@ def tuning(seconds, burn_in, out):
             ("theta_steps 10, theta_step_size x0.3",
              dict(theta_steps=10, theta_step_size=0.15 / (kappa + 2 * 20 * PAPER_20NEWS["alpha"]) ** 0.5))]
     for lab, kw in grid:
-        e = _estimator("sggmc", seconds, BATCH, burn_in=burn_in, **kw).fit(X, Xt)
+        e = _estimator("sggmc", seconds, BATCH, burn_in=burn_in, **kw).fit(X, X_test=Xt)
         _emit(_scores(e, Xt, "SGGMC " + lab, {"eps": e.eps_, "C": e.friction_}), out)
 
 
@@ -142,8 +142,8 @@ def matched(seconds, burn_in, out):
     prior draws (M: SGGMC's kept samples), so that VI's point estimate and SGGMC's sample average can be compared
     with the same number of terms inside the log."""
     X, Xt, _, _ = load_corpus_split("news20_different")
-    vi = _estimator("vi", seconds, None).fit(X, Xt)
-    sg = _estimator("sggmc", seconds, BATCH, burn_in=burn_in, gamma=0.05 / PAPER_20NEWS["kappa"]).fit(X, Xt)
+    vi = _estimator("vi", seconds, None).fit(X, X_test=Xt)
+    sg = _estimator("sggmc", seconds, BATCH, burn_in=burn_in, gamma=0.05 / PAPER_20NEWS["kappa"]).fit(X, X_test=Xt)
     _emit(_scores(vi, Xt, "VI"), out)
     _emit(_scores(sg, Xt, "SGGMC gamma x0.1"), out)
     M = int(sg.samples_.shape[0])
@@ -159,14 +159,14 @@ def drift(seconds, burn_in, out):
     minibatch noise (full batch, gamma x 0.1) or on the theta chains (more, smaller theta steps)?"""
     X, Xt, _, _ = load_corpus_split("news20_different")
     kappa = PAPER_20NEWS["kappa"]
-    vi = _estimator("vi", seconds, None).fit(X, Xt)
+    vi = _estimator("vi", seconds, None).fit(X, X_test=Xt)
     _emit(_scores(vi, Xt, "VI (start)"), out)
     fine = dict(theta_steps=10, theta_step_size=0.15 / (kappa + 2 * 20 * PAPER_20NEWS["alpha"]) ** 0.5)
     for lab, batch, kw in (("SGGMC-full from VI, finer theta chains", None, fine),
                            ("SGGMC from VI, gamma x0.1", BATCH, dict(gamma=0.05 / kappa)),
                            ("SGGMC from VI, finer theta chains", BATCH, fine)):
         e = _estimator("sggmc", seconds / 2, batch, start=vi.components_, burn_in=0 if batch is None else burn_in // 2,
-                       **kw).fit(X, Xt)
+                       **kw).fit(X, X_test=Xt)
         _emit(_scores(e, Xt, lab), out)
 
 
@@ -193,7 +193,7 @@ def synthetic(seconds, burn_in, out, n_words=1000, seed=0):
     for meth, batch, lab in (("vi", None, "VI"), ("stovi", BATCH, "StoVI"), ("sggmc", BATCH, "SGGMC"),
                              ("gsgnht", BATCH, "gSGNHT"), ("sggmc", None, "SGGMC-full"),
                              ("gmc_bgibbs", None, "GMC-bGibbs")):
-        e = _estimator(meth, seconds, batch, burn_in=burn_in if batch else burn_in // 20).fit(X, Xt)
+        e = _estimator(meth, seconds, batch, burn_in=burn_in if batch else burn_in // 20).fit(X, X_test=Xt)
         if truth is None:  # the true topics scored by the same estimator code (a fitted estimator with them)
             import copy
 
@@ -209,7 +209,7 @@ def synthetic(seconds, burn_in, out, n_words=1000, seed=0):
         _emit(rec, out)
     # the chain started AT the truth: does the sampler stay there?
     for meth, batch, lab in (("sggmc", BATCH, "SGGMC from the true topics"), ("vi", None, "VI from the true topics")):
-        e = _estimator(meth, seconds / 2, batch, start=beta, burn_in=burn_in // 2).fit(X, Xt)
+        e = _estimator(meth, seconds / 2, batch, start=beta, burn_in=burn_in // 2).fit(X, X_test=Xt)
         _emit(_scores(e, Xt, lab, {"cos_to_truth_last": round(match_cosine(e.components_, beta), 4)}), out)
 
 

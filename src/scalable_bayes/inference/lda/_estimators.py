@@ -1,10 +1,19 @@
-"""ESCA, CollapsedGibbs and CVB0 estimators: functional cores plus thin scikit-learn-style classes.
+"""ESCA, CollapsedGibbs and CVB0 estimators: Numba kernels behind scikit-learn estimators.
 
-All three share the constructor ``(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads,
-seed)`` (further options keyword-only), ``fit(X, X_heldout=None)`` on a CSR document-term count
-matrix, ``components_`` (K x V: W_kv + beta), ``transform`` (Gibbs fold-in with the topics fixed)
-and ``history_`` (one dict per recorded iteration: iteration, cumulative fit wall time excluding
-evaluation, tokens processed, held-out per-word log-likelihood by document completion).
+All three are scikit-learn transformers shaped like ``sklearn.decomposition.LatentDirichletAllocation``:
+the constructor ``(n_components, *, doc_topic_prior, topic_word_prior, max_iter, n_jobs, random_state,
+verbose, ...)``, ``fit(X, y=None, *, X_heldout=None)`` on a document-term count matrix (CSR or dense,
+non-negative integers), ``components_`` (K x V: W_kv + beta), ``transform`` (Gibbs fold-in with the
+topics fixed), ``score`` / ``perplexity`` (approximate log-likelihood of X given its fold-in
+proportions), ``score_heldout`` (the papers' held-out per-word log-likelihood by document completion),
+``get_feature_names_out`` and ``history_`` (one dict per recorded iteration: iteration, cumulative fit
+wall time excluding evaluation, tokens processed, held-out per-word log-likelihood by document
+completion). ``get_params`` / ``set_params`` / ``clone`` come from ``sklearn.base.BaseEstimator``; a
+pickled fitted model keeps the topics, not the corpus or the sampler's per-token state.
+
+An integer ``random_state`` is the seed of the counter-based streams of the kernels (document m in
+iteration t draws from the stream (seed, t, m)); a numpy ``Generator`` gives one integer seed, drawn
+once per fit; None draws fresh entropy. The seed used is ``seed_``.
 """
 
 from __future__ import annotations
@@ -15,9 +24,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import validate_data
 
-from ...rng import resolve_seed
+from ...rng import resolve_random_state
 from ...utils import numba_threads
 from . import _kernels as kern
 
@@ -53,23 +64,25 @@ class CorpusArrays:
         return np.maximum.accumulate(b)
 
 
-def _check_n_topics(n_topics):
-    if isinstance(n_topics, (bool, np.bool_)) or not isinstance(n_topics, (int, np.integer, float, np.floating)):
-        raise TypeError(f"n_topics (K) must be an integer >= 2, got {n_topics!r}")
-    if not np.isfinite(n_topics) or int(n_topics) != n_topics or n_topics < 2:
-        raise ValueError(f"n_topics (K) must be an integer >= 2, got {n_topics!r}")
+def _check_n_topics(n_components):
+    # K = 1 is allowed (the unigram model: every token in the one topic), as in scikit-learn's LDA
+    if isinstance(n_components, (bool, np.bool_)) or not isinstance(n_components, (int, np.integer, float, np.floating)):
+        raise TypeError(f"n_components (K, the number of topics) must be a positive integer, got {n_components!r}")
+    if not np.isfinite(n_components) or int(n_components) != n_components or n_components < 1:
+        raise ValueError(f"n_components (K, the number of topics) must be a positive integer, got {n_components!r}")
 
 
-def _check_params(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads):
-    _check_n_topics(n_topics)
+def _check_params(n_components, doc_topic_prior, topic_word_prior, max_iter, n_jobs):
+    _check_n_topics(n_components)
     if not np.isfinite(doc_topic_prior) or doc_topic_prior <= 0:
         raise ValueError(f"doc_topic_prior (alpha) must be > 0, got {doc_topic_prior!r}; the paper uses 50/K")
     if not np.isfinite(topic_word_prior) or topic_word_prior <= 0:
         raise ValueError(f"topic_word_prior (beta) must be > 0, got {topic_word_prior!r}; the paper uses 0.1")
-    if int(n_iter) != n_iter or n_iter < 0:
-        raise ValueError(f"n_iter must be a non-negative integer, got {n_iter!r}")
-    if n_threads is not None and (int(n_threads) != n_threads or n_threads < 1):
-        raise ValueError(f"n_threads must be a positive integer or None, got {n_threads!r}")
+    if isinstance(max_iter, (bool, np.bool_)) or int(max_iter) != max_iter or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or int(n_jobs) != n_jobs or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None, a positive thread count or -1 (all threads), -2 (all but one), ...; "
+                         f"got {n_jobs!r}")
 
 
 def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
@@ -94,7 +107,7 @@ def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_ma
             if not np.all(np.equal(np.mod(d, 1), 0)):
                 raise ValueError(f"{what} has non-integer counts (tf-idf?); LDA engines need raw token counts")
         if d.min() < 0:
-            raise ValueError(f"{what} has negative or non-finite counts; pass raw token counts")
+            raise ValueError(f"Negative values in data: {what} has negative counts; pass raw token counts")
         if d.max() > np.iinfo(np.int32).max:
             raise ValueError(f"{what} has a count above 2^31-1")
     X.eliminate_zeros()
@@ -126,30 +139,53 @@ def _drop_empty(X: sp.csr_matrix, name: str) -> tuple[sp.csr_matrix, np.ndarray]
 # ----------------------------------------------------------------------------------------------
 
 
-class _LDABase:
+class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Shared scikit-learn interface of the LDA engines (parameters in each engine's docstring)."""
+
     _name = "lda"
 
-    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, evaluate_every=0, heldout_sweeps=20, callbacks: Sequence[Callable] = ()):
-        self.n_topics = n_topics
+    def __init__(self, n_components=100, *, doc_topic_prior=None, topic_word_prior=0.1, max_iter=100, n_jobs=None,
+                 random_state=0, verbose=0, evaluate_every=0, heldout_sweeps=20, callbacks: Sequence[Callable] = ()):
+        self.n_components = n_components
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
-        self.n_iter = n_iter
-        self.n_threads = n_threads
-        self.seed = seed
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
         self.evaluate_every = evaluate_every
         self.heldout_sweeps = heldout_sweeps
         self.callbacks = callbacks
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        # X must be token counts: non-negative integers. scikit-learn's only tag for integer input is
+        # "categorical" (its checks then pass non-negative integers), which is what count data needs
+        tags.input_tags.categorical = True
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
     # --- helpers
     @property
     def _alpha(self) -> float:
-        return 50.0 / self.n_topics if self.doc_topic_prior is None else float(self.doc_topic_prior)
+        return 50.0 / self.n_components if self.doc_topic_prior is None else float(self.doc_topic_prior)
+
+    @property
+    def _threads(self):
+        """``n_jobs`` as a Numba thread count: None (leave the setting as is), a positive count, or -1
+        (all of ``NUMBA_NUM_THREADS``), -2 (all but one), ... as in scikit-learn."""
+        return _resolve_n_jobs(self.n_jobs)
 
     def _validate(self):
-        _check_n_topics(self.n_topics)  # before alpha = 50 / K
-        _check_params(self.n_topics, self._alpha, self.topic_word_prior, self.n_iter, self.n_threads)
-        self.seed_ = resolve_seed(self.seed)  # None: fresh entropy, recorded so the fit can be repeated
+        _check_n_topics(self.n_components)  # before alpha = 50 / K
+        _check_params(self.n_components, self._alpha, self.topic_word_prior, self.max_iter, self.n_jobs)
+        # None: fresh entropy, recorded so the fit can be repeated; an int is used as is
+        self.seed_ = resolve_random_state(self.random_state)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "n_iter_")
 
     def _check_fitted(self):
         if not hasattr(self, "n_iter_"):
@@ -169,19 +205,18 @@ class _LDABase:
 
     def _fit_loop(self, X, X_heldout):
         self._validate()
-        X = check_corpus(X)
+        X = check_corpus(validate_data(self, X, accept_sparse="csr", dtype="numeric"))
         V = X.shape[1]
         if X_heldout is not None:
             X_heldout = check_corpus(X_heldout, V, what="X_heldout")
         Xf, self.doc_index_ = _drop_empty(X, self._name)
         self.n_empty_docs_ = X.shape[0] - Xf.shape[0]
-        self.n_features_in_ = V
         C = CorpusArrays(Xf)
         self.n_tokens_ = C.n_tokens
         self.history_ = []
-        self._components = None
+        self._cache = {}
         every = int(self.evaluate_every or 0)
-        with numba_threads(self.n_threads) as nt:
+        with numba_threads(self._threads) as nt:
             self.n_threads_ = nt
             # wall time and process CPU time of the fit, evaluation excluded; the CPU time of a
             # single-threaded fit is its work alone, whatever else the machine is running
@@ -190,32 +225,57 @@ class _LDABase:
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             if every:
                 self._record(0, wall, C.n_tokens, X_heldout, cpu)
-            for it in range(1, self.n_iter + 1):
+            for it in range(1, self.max_iter + 1):
                 t0, c0 = time.perf_counter(), time.process_time()
                 self._iterate(C, it)
                 wall += time.perf_counter() - t0
                 cpu += time.process_time() - c0
-                if every and (it % every == 0 or it == self.n_iter):
+                rec = None
+                if every and (it % every == 0 or it == self.max_iter):
                     rec = self._record(it, wall, C.n_tokens, X_heldout, cpu)
                     logger.debug("%s it %d wall %.3fs %s", self._name, it, wall, rec.get("heldout_ll"))
+                if self.verbose:
+                    ll = "" if rec is None or "heldout_ll" not in rec else f", held-out ll/word: {rec['heldout_ll']:.4f}"
+                    print(f"{self._name} iteration: {it} of max_iter: {self.max_iter}, {wall:.2f}s{ll}")
             self.fit_time_ = wall
-        self.n_iter_ = self.n_iter
-        self._components = None
+        self.n_iter_ = self.max_iter
+        # components_ is cached in this dict on first access (a new dict: the counts have changed)
+        self._cache = {}
         return self
 
     @property
     def components_(self) -> np.ndarray:
         """(K, V) W_kv + beta of the last iteration (float64). Materialised on first access after a fit
         (so that fitting does not hold a dense K x V float copy of the counts), then cached."""
-        c = getattr(self, "_components", None)
+        self._check_fitted()
+        c = self._cache.get("components")
         if c is None:
-            self._check_fitted()
-            c = self._components = self._topic_counts()
+            c = self._cache["components"] = self._topic_counts()
         return c
 
+    @property
+    def _n_features_out(self):
+        """Number of transformed output features: one per topic (``get_feature_names_out``)."""
+        return int(self.n_components)
+
     def fit(self, X, y=None, *, X_heldout=None):
-        """Fit on X (CSR, documents x words, integer counts). ``X_heldout`` (same vocabulary):
-        test documents scored by document completion every ``evaluate_every`` iterations."""
+        """Fit the topics on a document-term count matrix.
+
+        Parameters
+        ----------
+        X : sparse matrix or array of shape (n_documents, n_words)
+            Non-negative integer token counts (CSR preferred; dense arrays are converted). Empty
+            documents are skipped (``doc_index_`` lists the rows used).
+        y : ignored
+            Present for the scikit-learn API (a ``Pipeline`` passes it); never used as data.
+        X_heldout : sparse matrix of shape (n_test_documents, n_words), optional
+            Test documents (same vocabulary) scored by document completion every ``evaluate_every``
+            iterations into ``history_``.
+
+        Returns
+        -------
+        self
+        """
         return self._fit_loop(X, X_heldout)
 
     @property
@@ -224,33 +284,107 @@ class _LDABase:
         c = self.components_
         return c / c.sum(axis=1, keepdims=True)
 
+    def _check_X(self, X, what="X"):
+        self._check_fitted()
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
+            raise ValueError(f"{what} has {shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input (the training vocabulary); map documents to "
+                             "the training vocabulary (drop out-of-vocabulary ids) before calling")
+        return check_corpus(validate_data(self, X, accept_sparse="csr", dtype="numeric", reset=False),
+                            self.n_features_in_, what=what)
+
     def transform(self, X, *, n_sweeps=None):
-        """Document-topic proportions theta (M, K) by Gibbs fold-in with the topics fixed."""
+        """Document-topic proportions theta (M, K) by Gibbs fold-in with the topics fixed.
+
+        Document m draws from the stream (``seed_``, 1, m), so the result is deterministic for a fitted
+        model; ``n_sweeps`` (default ``heldout_sweeps``) Gibbs sweeps per document, theta the posterior
+        mean of the last one. Empty documents get 1/K.
+        """
         from ...evaluation import heldout as _ho
 
-        self._check_fitted()
-        X = check_corpus(X, self.n_features_in_)
-        with numba_threads(self.n_threads):
+        X = self._check_X(X)
+        with numba_threads(self._threads):
             return _ho.fold_in(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
                                seed=self.seed_)
+
+    def score(self, X, y=None, *, n_sweeps=None) -> float:
+        """Approximate log-likelihood of X (total over its tokens); higher is better.
+
+        sum_m sum_v x_mv log sum_k theta_mk phi_kv, with phi = ``topic_word_`` and theta_m the document's
+        proportions by :meth:`transform` (Gibbs fold-in on the same words, so the value is optimistic, as
+        scikit-learn's variational bound is an approximation). It is the quantity behind
+        :meth:`perplexity`; the paper's held-out measure (document completion, where theta is
+        estimated from one half of each document and the other half scored) is :meth:`score_heldout`.
+        """
+        X = self._check_X(X)
+        from ...evaluation import heldout as _ho
+
+        with numba_threads(self._threads):
+            theta = _ho.fold_in(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
+                                seed=self.seed_)
+        return _loglik_given_theta(X, theta, self.topic_word_)
+
+    def perplexity(self, X, *, n_sweeps=None) -> float:
+        """exp(-score(X) / number of tokens of X), the perplexity of :meth:`score`'s approximate
+        log-likelihood (as ``LatentDirichletAllocation.perplexity``); lower is better."""
+        X = self._check_X(X)
+        n = int(X.sum())
+        if n == 0:
+            raise ValueError("X has no tokens; the perplexity needs at least one")
+        return float(np.exp(-self.score(X, n_sweeps=n_sweeps) / n))
 
     def score_heldout(self, X, *, n_sweeps=None) -> float:
         """Per-word held-out log-likelihood of X by document completion (Wallach et al. 2009)."""
         from ...evaluation import heldout as _ho
 
-        self._check_fitted()
-        X = check_corpus(X, self.n_features_in_)
-        with numba_threads(self.n_threads):
+        X = self._check_X(X)
+        with numba_threads(self._threads):
             return _ho.heldout_loglik(self.components_, X, self._alpha, n_sweeps=n_sweeps or self.heldout_sweeps,
                                       seed=self.seed_)
 
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("n_topics", "doc_topic_prior", "topic_word_prior", "n_iter",
-                                               "n_threads", "seed", "evaluate_every", "heldout_sweeps",
-                                               "callbacks")}
+    def __getstate__(self):
+        """Pickle the fitted topics, not the sampler: ``components_`` is materialised and the training
+        corpus, per-token / per-entry state (assignments, responsibilities, document-topic counts) and
+        work buffers are left out (and ``doc_index_``, one entry per training document), so a pickled
+        model is of the order of its K x V topics. What
+        ``transform``, ``score``, ``perplexity`` and ``score_heldout`` need is kept; the sampler's
+        state (``topic_counts_``, ``doc_topic_counts_``, ``topic_assignments_``,
+        ``responsibilities()``) exists only on the fitted object itself."""
+        state = self.__dict__.copy()
+        if hasattr(self, "n_iter_"):
+            state["_cache"] = {"components": self.components_}
+            state.pop("doc_index_", None)  # one entry per training document
+            for k, v in self.__dict__.items():
+                if k.startswith("_") and isinstance(v, (np.ndarray, list, tuple,
+                                                                                   CorpusArrays)):
+                    del state[k]
+            state["_sampler_state_dropped"] = True
+        return state
 
-    def __repr__(self):
-        return f"{type(self).__name__}(n_topics={self.n_topics}, n_iter={self.n_iter}, seed={self.seed})"
+
+def _loglik_given_theta(X: sp.csr_matrix, theta: np.ndarray, phi: np.ndarray, block: int = 1 << 22) -> float:
+    """sum over the entries of X of x_mv log sum_k theta_mk phi_kv (entries in blocks of about
+    ``block`` / K, so that no nnz x K array is formed)."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    cols, cnt = X.indices, X.data.astype(np.float64)
+    K = theta.shape[1]
+    step = max(1, block // max(K, 1))
+    total = 0.0
+    for s in range(0, cols.size, step):
+        p = np.einsum("ik,ik->i", theta[rows[s:s + step]], phi.T[cols[s:s + step]])
+        total += float(cnt[s:s + step] @ np.log(p))
+    return total
+
+
+def _resolve_n_jobs(n_jobs):
+    """None, or the Numba threads for ``n_jobs`` (-1: all, -2: all but one, ...)."""
+    if n_jobs is None:
+        return None
+    import numba
+
+    n = int(n_jobs)
+    return n if n > 0 else max(1, numba.config.NUMBA_NUM_THREADS + 1 + n)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -277,12 +411,25 @@ class ESCA(_LDABase):
 
     Parameters
     ----------
-    n_topics : K.
-    doc_topic_prior : alpha (None: 50 / K as in the paper).
-    topic_word_prior : beta (0.1 in the paper).
-    n_iter : number of synchronous iterations T.
-    n_threads : Numba threads (documents are processed in parallel); results do not depend on it.
-    seed : seed; document m in iteration t draws from the stream (seed, t, m).
+    n_components : int, default 100
+        K, the number of topics (1: the unigram model).
+    doc_topic_prior : float or None
+        alpha (None: 50 / K as in the paper).
+    topic_word_prior : float, default 0.1
+        beta (0.1 in the paper).
+    max_iter : int, default 100
+        Number of synchronous iterations T.
+    n_jobs : int or None
+        Numba threads (documents are processed in parallel; -1 all, -2 all but one; None leaves the
+        current setting); results do not depend on it.
+    random_state : None, int or numpy Generator, default 0
+        Seed: document m in iteration t draws from the stream (seed, t, m); the seed used is ``seed_``.
+    verbose : int, default 0
+        Print one line per iteration when > 0.
+    evaluate_every, heldout_sweeps, callbacks :
+        Record ``history_`` every ``evaluate_every`` iterations (0: never), scoring ``X_heldout`` by
+        document completion with ``heldout_sweeps`` Gibbs sweeps; each callback is called as
+        ``cb(estimator, record)``.
     sampler : ``"sparse_alias"`` (default: sparse document term + Vose alias tables for the dense
         term) or ``"plain"`` (dense O(K) inverse-CDF over all topics; the paper's "vanilla" SCA).
     decomposition : how ``sparse_alias`` splits the frozen conditional, per (document, word) entry:
@@ -332,30 +479,24 @@ class ESCA(_LDABase):
     # int32 rows of their own (word decomposition; lowered by the tests to exercise that path)
     _heavy_min_total = 2**16
 
-    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, sampler="sparse_alias", decomposition="word", dense_min_topics=None, evaluate_every=0,
-                 heldout_sweeps=20, callbacks=()):
-        super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed,
+    def __init__(self, n_components=100, *, doc_topic_prior=None, topic_word_prior=0.1, max_iter=100, n_jobs=None,
+                 random_state=0, verbose=0, sampler="sparse_alias", decomposition="word", dense_min_topics=None,
+                 evaluate_every=0, heldout_sweeps=20, callbacks=()):
+        super().__init__(n_components, doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
+                         max_iter=max_iter, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
                          evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.sampler = sampler
         self.decomposition = decomposition
         self.dense_min_topics = dense_min_topics
-
-    def get_params(self, deep=True):
-        p = super().get_params(deep)
-        p["sampler"] = self.sampler
-        p["decomposition"] = self.decomposition
-        p["dense_min_topics"] = self.dense_min_topics
-        return p
 
     def _init_state(self, C: CorpusArrays):
         if self.sampler not in ("sparse_alias", "plain"):
             raise ValueError(f"sampler must be 'sparse_alias' or 'plain', got {self.sampler!r}")
         if self.decomposition not in _DECOMPOSITION:
             raise ValueError(f"decomposition must be one of {sorted(_DECOMPOSITION)}, got {self.decomposition!r}")
-        K, V = int(self.n_topics), C.n_words
+        K, V = int(self.n_components), C.n_words
         if K * V >= 2**62:
-            raise ValueError("n_topics x n_words of X is too large for int32 indexing; reduce n_topics or the vocabulary")
+            raise ValueError("n_components x n_words of X is too large for int32 indexing; reduce n_components or the vocabulary")
         self._chunks = C.chunks(self.n_threads_)
         n_chunks = self._chunks.size - 1
         self._use_atomic = n_chunks > 1
@@ -447,7 +588,7 @@ class ESCA(_LDABase):
         self._C = C
 
     def _iterate(self, C: CorpusArrays, it: int):
-        K, V = int(self.n_topics), C.n_words
+        K, V = int(self.n_components), C.n_words
         a, b = self._alpha, float(self.topic_word_prior)
         D = self._D
         if self._word_mode:
@@ -497,7 +638,7 @@ class ESCA(_LDABase):
         self._r = w
 
     def _topic_counts(self) -> np.ndarray:
-        K = int(self.n_topics)
+        K = int(self.n_components)
         out = self._W[self._r].reshape(-1, K).T.astype(np.float64)
         if self._heavy.size:
             out[:, self._heavy] = self._Wh.reshape(-1, K).T
@@ -518,7 +659,7 @@ class ESCA(_LDABase):
             cols.append(top[s:s + nnz[m]])
             vals.append(cnt[s:s + nnz[m]].astype(np.int64))
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols).astype(np.int64))),
-                             shape=(nnz.size, int(self.n_topics)))
+                             shape=(nnz.size, int(self.n_components)))
 
     def state_nbytes(self) -> int:
         """Bytes of the sampler state (document-topic counts, topic-word counts, T, draw tables and
@@ -538,7 +679,7 @@ class ESCA(_LDABase):
 class CollapsedGibbs(_LDABase):
     """Sequential collapsed Gibbs sampler for LDA (Griffiths & Steyvers 2004; ESCA eq. 13, whose printed
     bracket is misplaced; the standard form): p(z = k | rest) propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta),
-    counts excluding the token. Dense O(K) draw per token. The sweep is sequential (n_threads is
+    counts excluding the token. Dense O(K) draw per token. The sweep is sequential (n_jobs is
     used by the held-out evaluation only).
 
     Attributes: components_ (K, V) W_kv + beta; history_; fit_time_; topic_assignments_ z (int32).
@@ -547,7 +688,7 @@ class CollapsedGibbs(_LDABase):
     _name = "CGS"
 
     def _init_state(self, C: CorpusArrays):
-        K, V = int(self.n_topics), C.n_words
+        K, V = int(self.n_components), C.n_words
         zdt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
         self._z = np.empty(C.n_tokens, zdt)
         self._Dd = np.zeros((C.n_docs, K), np.int32)
@@ -556,11 +697,11 @@ class CollapsedGibbs(_LDABase):
         kern.cgs_init(C.indptr, C.indices, C.cnt, K, self.seed_, self._z, self._Dd, self._Wc, self._Tc)
 
     def _iterate(self, C: CorpusArrays, it: int):
-        kern.cgs_sweep(C.indptr, C.indices, C.cnt, int(self.n_topics), self._alpha, float(self.topic_word_prior),
+        kern.cgs_sweep(C.indptr, C.indices, C.cnt, int(self.n_components), self._alpha, float(self.topic_word_prior),
                        C.n_words, self.seed_, it, self._z, self._Dd, self._Wc, self._Tc)
 
     def _topic_counts(self) -> np.ndarray:
-        return self._Wc.reshape(-1, int(self.n_topics)).T.astype(np.float64) + float(self.topic_word_prior)
+        return self._Wc.reshape(-1, int(self.n_components)).T.astype(np.float64) + float(self.topic_word_prior)
 
     @property
     def topic_assignments_(self):
@@ -579,7 +720,7 @@ class CVB0(_LDABase):
     """CVB0 (Asuncion et al. 2009; ESCA eq. 14): deterministic zero-order collapsed variational
     updates gamma_mnk propto (D_mk + alpha)(W_kv + beta)/(T_k + V beta) with expected counts
     excluding the token; one responsibility row gamma per (document, word) entry, shared by its
-    tokens; sequential sweep (n_threads is used by the held-out evaluation only).
+    tokens; sequential sweep (n_jobs is used by the held-out evaluation only).
 
     Parameters (besides the common ones)
     ------------------------------------
@@ -625,40 +766,36 @@ class CVB0(_LDABase):
     _GAMMA_DTYPES = {"float16": np.uint16, "float32": np.float32}  # float16: binary16 bit patterns
     AUTO_FLOAT32_BYTES = 8 * 2**30  # "auto": float32 responsibilities up to this size, half precision above
 
-    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, gamma_dtype="auto", evaluate_every=0, heldout_sweeps=20, callbacks=()):
-        super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed,
+    def __init__(self, n_components=100, *, doc_topic_prior=None, topic_word_prior=0.1, max_iter=100, n_jobs=None,
+                 random_state=0, verbose=0, gamma_dtype="auto", evaluate_every=0, heldout_sweeps=20, callbacks=()):
+        super().__init__(n_components, doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
+                         max_iter=max_iter, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
                          evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.gamma_dtype = gamma_dtype
 
-    def get_params(self, deep=True):
-        p = super().get_params(deep)
-        p["gamma_dtype"] = self.gamma_dtype
-        return p
-
     @staticmethod
-    def resolve_gamma_dtype(nnz: int, n_topics: int, gamma_dtype="auto") -> str:
+    def resolve_gamma_dtype(nnz: int, n_components: int, gamma_dtype="auto") -> str:
         """The storage ``gamma_dtype`` stands for on a corpus of ``nnz`` (document, word) entries at K =
-        ``n_topics``: ``"auto"`` is ``"float32"`` while nnz x K x 4 bytes <= AUTO_FLOAT32_BYTES, else
+        ``n_components``: ``"auto"`` is ``"float32"`` while nnz x K x 4 bytes <= AUTO_FLOAT32_BYTES, else
         ``"float16"``."""
         if gamma_dtype == "auto":
-            return "float32" if int(nnz) * int(n_topics) * 4 <= CVB0.AUTO_FLOAT32_BYTES else "float16"
+            return "float32" if int(nnz) * int(n_components) * 4 <= CVB0.AUTO_FLOAT32_BYTES else "float16"
         if gamma_dtype not in CVB0._GAMMA_DTYPES:
             raise ValueError(f"gamma_dtype must be 'auto' or one of {sorted(CVB0._GAMMA_DTYPES)}, got {gamma_dtype!r}")
         return gamma_dtype
 
     @staticmethod
-    def predict_state_nbytes(nnz: int, n_docs: int, n_words: int, n_topics: int, gamma_dtype="auto") -> int:
+    def predict_state_nbytes(nnz: int, n_docs: int, n_words: int, n_components: int, gamma_dtype="auto") -> int:
         """Bytes of CVB0's state for a corpus of ``nnz`` (document, word) entries: gamma plus the
         float64 counts D (n_docs x K), W (n_words x K) and T (K)."""
-        gamma_dtype = CVB0.resolve_gamma_dtype(nnz, n_topics, gamma_dtype)
+        gamma_dtype = CVB0.resolve_gamma_dtype(nnz, n_components, gamma_dtype)
         item = np.dtype(CVB0._GAMMA_DTYPES[gamma_dtype]).itemsize
-        return int(nnz) * int(n_topics) * item + 8 * (int(n_docs) + int(n_words) + 1) * int(n_topics)
+        return int(nnz) * int(n_components) * item + 8 * (int(n_docs) + int(n_words) + 1) * int(n_components)
 
     def _init_state(self, C: CorpusArrays):
         from ...utils import available_memory_bytes
 
-        K, V = int(self.n_topics), C.n_words
+        K, V = int(self.n_components), C.n_words
         dtype = self.gamma_dtype_ = self.resolve_gamma_dtype(C.indices.size, K, self.gamma_dtype)
         need = self.predict_state_nbytes(C.indices.size, C.n_docs, V, K, dtype)
         avail = available_memory_bytes()
@@ -676,11 +813,11 @@ class CVB0(_LDABase):
         kern.cvb0_init(C.indptr, C.indices, C.cnt, K, self.seed_, self._gamma, self._Dd, self._Wc, self._Tc)
 
     def _iterate(self, C: CorpusArrays, it: int):
-        kern.cvb0_sweep(C.indptr, C.indices, C.cnt, int(self.n_topics), self._alpha, float(self.topic_word_prior),
+        kern.cvb0_sweep(C.indptr, C.indices, C.cnt, int(self.n_components), self._alpha, float(self.topic_word_prior),
                         C.n_words, self._gamma, self._Dd, self._Wc, self._Tc)
 
     def _topic_counts(self) -> np.ndarray:
-        W = np.maximum(self._Wc.reshape(-1, int(self.n_topics)).T, 0.0)
+        W = np.maximum(self._Wc.reshape(-1, int(self.n_components)).T, 0.0)
         return W + float(self.topic_word_prior)
 
     def responsibilities(self) -> np.ndarray:

@@ -58,23 +58,24 @@ class DistributedESCA(ESCA):
     # the Allreduce adds the other ranks' counts behind the sweep's back: the tables scan all counts
     _track_touched = False
 
-    def __init__(self, n_topics=100, doc_topic_prior=None, topic_word_prior=0.1, n_iter=100, n_threads=None,
-                 seed=0, *, comm=None, sampler="sparse_alias", decomposition="word", dense_min_topics=None,
-                 evaluate_every=0, heldout_sweeps=20, callbacks=()):
-        super().__init__(n_topics, doc_topic_prior, topic_word_prior, n_iter, n_threads, seed, sampler=sampler,
-                         decomposition=decomposition, dense_min_topics=dense_min_topics,
+    def __init__(self, n_components=100, *, doc_topic_prior=None, topic_word_prior=0.1, max_iter=100, n_jobs=None,
+                 random_state=0, verbose=0, comm=None, sampler="sparse_alias", decomposition="word",
+                 dense_min_topics=None, evaluate_every=0, heldout_sweeps=20, callbacks=()):
+        super().__init__(n_components, doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
+                         max_iter=max_iter, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
+                         sampler=sampler, decomposition=decomposition, dense_min_topics=dense_min_topics,
                          evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.comm = comm
 
     def _comm(self):
         if self.comm is None:
             MPI = require("mpi4py.MPI", "distributed ESCA (scalable_bayes.inference.lda.distributed)")
-            self.comm = MPI.COMM_WORLD
+            return MPI.COMM_WORLD
         return self.comm
 
     def _validate(self):
         super()._validate()
-        # seed=None draws fresh entropy on each rank: every rank must use rank 0's
+        # random_state=None (or a Generator) gives a different seed on each rank: every rank must use rank 0's
         self.seed_ = int(self._comm().bcast(self.seed_, root=0))
 
     def _allreduce(self, a):
@@ -90,7 +91,7 @@ class DistributedESCA(ESCA):
         comm = self._comm()
         if comm.rank == 0:
             tiny = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
-            est = ESCA(n_topics=2, n_iter=1, n_threads=self.n_threads_, seed=0, sampler=self.sampler,
+            est = ESCA(n_components=2, max_iter=1, n_jobs=self.n_threads_, random_state=0, sampler=self.sampler,
                        decomposition=self.decomposition, dense_min_topics=self.dense_min_topics)
             est._doc_offset = 1
             est.fit(tiny)

@@ -72,7 +72,7 @@ def validate_unit_rows(X, atol=1e-6):
             raise ValueError(f"X has a NaN or inf entry in row {bad}; clean the input (e.g. drop that document)")
         norms = np.linalg.norm(X, axis=1)
     if X.shape[1] < 2:
-        raise ValueError(f"X has d = {X.shape[1]} columns; a vMF on S^(d-1) needs d >= 2")
+        raise ValueError(f"X has d = {X.shape[1]} columns (n_features = {X.shape[1]}); a vMF on S^(d-1) needs d >= 2")
     zero = np.flatnonzero(norms == 0)
     if zero.size:
         raise ValueError(f"X row {int(zero[0])} is zero ({zero.size} zero rows in all); "

@@ -1,0 +1,249 @@
+"""The library's estimators follow scikit-learn's conventions: its estimator checks, clone, Pipeline,
+GridSearchCV, pickling (without the training corpus), random_state, and the mixture / LDA APIs they mirror
+(``GaussianMixture``, ``LatentDirichletAllocation``).
+
+The LDA reference values were recorded from the engines before they took scikit-learn's parameter names
+(``n_topics, n_iter, n_threads, seed``), so an integer ``random_state`` is checked to give the same fit,
+bit for bit, as the former integer ``seed``: the pipeline's numbers do not move."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Normalizer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from scalable_bayes.inference import DPMultinomialMixture, SphericalAdmixture
+from scalable_bayes.inference.lda import CVB0, ESCA, CollapsedGibbs
+from scalable_bayes.inference.vmf import BregmanVMF, MovMF, SphericalKMeans
+
+# ---------------------------------------------------------------------------- scikit-learn's checks
+
+_ZERO_ROWS = ("the check's data has all-zero rows; a zero vector is no point of the sphere S^(d-1), and "
+              "normalize=True cannot make it one")
+_SPHERE_FAILS = {name: _ZERO_ROWS for name in ("check_estimators_dtypes", "check_estimator_sparse_tag",
+                                               "check_estimator_sparse_array", "check_estimator_sparse_matrix")}
+_MC_ORDER = ("transform is Monte Carlo: document m's theta chain draws from the stream (seed, m), so a row's "
+             "proportions depend on its position in X (deterministic for a given X)")
+
+CHECKED = [
+    ESCA(n_components=3, max_iter=3, n_jobs=1, heldout_sweeps=3),
+    CollapsedGibbs(n_components=3, max_iter=3, heldout_sweeps=3),
+    CVB0(n_components=3, max_iter=3, heldout_sweeps=3),
+    MovMF(n_components=2, max_iter=5, normalize=True),
+    BregmanVMF(n_components=2, max_iter=5, normalize=True),
+    SphericalKMeans(n_components=2, max_iter=5, normalize=True),
+    SphericalAdmixture(n_topics=2, method="vi", n_iter=3, n_threads=1, n_prior_draws=5, vi_local_steps=2,
+                       normalize=True),
+    DPMultinomialMixture("gibbs", n_iter=3, seed=0, init_clusters=2),
+]
+
+
+def _expected_failures(est) -> dict:
+    """The checks an estimator cannot pass, each with its reason (everything else must pass)."""
+    if isinstance(est, (MovMF, BregmanVMF, SphericalKMeans)):
+        return dict(_SPHERE_FAILS)
+    if isinstance(est, SphericalAdmixture):
+        return {**_SPHERE_FAILS, "check_methods_sample_order_invariance": _MC_ORDER,
+                "check_methods_subset_invariance": _MC_ORDER}
+    return {}
+
+
+@parametrize_with_checks(CHECKED, expected_failed_checks=_expected_failures)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------------------- LDA: values recorded before the rename
+
+def _digest(a) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]
+
+
+def _counts(seed, shape):
+    return sp.csr_matrix(np.random.default_rng(seed).poisson(0.8, shape))
+
+
+# (components_ digest, transform digest, held-out log-likelihood) of cls(n_topics=4, n_iter=5, seed=123,
+# n_threads=1, evaluate_every=5).fit(X, X_heldout=Xh) before the rename
+RECORDED = {
+    ESCA: ("175cd49e36019eec", "04a1406330d8048d", -3.2231225810265514),
+    CollapsedGibbs: ("8c0e491770cf40a0", "de55d8baa36d139f", -3.2201488865591457),
+    CVB0: ("e9462c8010b5c7cd", "dd92d69b318b6b33", -3.2284733759018884),
+}
+
+
+@pytest.mark.parametrize("cls", [ESCA, CollapsedGibbs, CVB0])
+def test_int_random_state_reproduces_the_former_seed_bit_for_bit(cls):
+    X, Xh = _counts(20261126, (30, 25)), _counts(7, (6, 25))
+    m = cls(n_components=4, max_iter=5, random_state=123, n_jobs=1, evaluate_every=5).fit(X, X_heldout=Xh)
+    comp, theta, ll = RECORDED[cls]
+    assert _digest(m.components_) == comp
+    assert _digest(m.transform(Xh)) == theta
+    assert m.history_[-1]["heldout_ll"] == ll
+    assert m.seed_ == 123
+
+
+@pytest.mark.parametrize("cls", [ESCA, CollapsedGibbs, CVB0])
+def test_generator_random_state_draws_one_seed(cls):
+    X = _counts(1, (20, 12))
+    a = cls(n_components=3, max_iter=2, random_state=np.random.default_rng(5)).fit(X)
+    b = cls(n_components=3, max_iter=2, random_state=np.random.default_rng(5)).fit(X)
+    assert a.seed_ == b.seed_
+    np.testing.assert_array_equal(a.components_, b.components_)
+    again = cls(n_components=3, max_iter=2, random_state=a.seed_).fit(X)
+    np.testing.assert_array_equal(a.components_, again.components_)
+
+
+def test_lda_score_and_perplexity_agree():
+    X = _counts(3, (25, 15))
+    m = ESCA(n_components=3, max_iter=4, n_jobs=1).fit(X)
+    s = m.score(X)
+    assert np.isfinite(s) and s < 0
+    assert m.perplexity(X) == pytest.approx(np.exp(-s / X.sum()))
+    assert list(m.get_feature_names_out()) == ["esca0", "esca1", "esca2"]
+    with pytest.raises(ValueError, match="training vocabulary"):
+        m.transform(_counts(3, (4, 16)))
+
+
+def test_pickled_esca_holds_its_topics_not_its_corpus():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(3.0, (3000, 40)))  # 120k entries, ~360k tokens
+    m = ESCA(n_components=4, max_iter=2, n_jobs=1).fit(X)
+    theta = m.transform(X[:5])
+    blob = pickle.dumps(m)
+    corpus_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    assert len(blob) < 4 * m.components_.nbytes + 20_000, len(blob)
+    assert len(blob) < corpus_bytes / 20
+    back = pickle.loads(blob)
+    np.testing.assert_array_equal(back.components_, m.components_)
+    np.testing.assert_array_equal(back.transform(X[:5]), theta)
+    assert back.score(X[:5]) == m.score(X[:5])
+    # the live object still has its sampler state
+    assert m.doc_topic_counts_.shape == (3000, 4)
+
+
+def test_pickled_cgs_and_cvb0_leave_per_token_state_behind():
+    X = sp.csr_matrix(np.random.default_rng(1).poisson(3.0, (2000, 30)))
+    for cls in (CollapsedGibbs, CVB0):
+        m = cls(n_components=3, max_iter=1).fit(X)
+        blob = pickle.dumps(m)
+        assert len(blob) < 30_000, (cls.__name__, len(blob))
+        np.testing.assert_array_equal(pickle.loads(blob).components_, m.components_)
+
+
+# ---------------------------------------------------------------------------- clone, Pipeline, GridSearchCV
+
+DOCS = [
+    "the cat sat on the mat with the cat", "dogs and cats are pets", "the stock market fell today",
+    "investors sold stock and bonds", "a cat chased the dog", "markets rallied as bonds fell",
+    "my dog likes the mat", "the bank raised rates for investors",
+] * 3
+
+
+def test_lda_in_a_pipeline_and_grid_search():
+    pipe = make_pipeline(CountVectorizer(), ESCA(n_components=2, max_iter=5, n_jobs=1))
+    theta = pipe.fit_transform(DOCS)
+    assert theta.shape == (len(DOCS), 2)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    assert list(pipe.get_feature_names_out()) == ["esca0", "esca1"]
+    X = CountVectorizer().fit_transform(DOCS)
+    gs = GridSearchCV(CollapsedGibbs(max_iter=3), {"n_components": [2, 3]}, cv=2).fit(X)
+    assert gs.best_params_["n_components"] in (2, 3)
+    assert isinstance(gs.best_estimator_, CollapsedGibbs)
+
+
+def test_clone_keeps_the_parameters_and_drops_the_fit():
+    for est in CHECKED:
+        c = clone(est)
+        assert c.get_params() == est.get_params()
+    m = ESCA(n_components=2, max_iter=2).fit(_counts(0, (10, 8)))
+    c = clone(m).set_params(max_iter=4)
+    assert c.max_iter == 4 and not hasattr(c, "n_iter_")
+    assert "n_topics" not in c.get_params() and "seed" not in c.get_params()
+
+
+def test_vmf_in_a_pipeline_and_grid_search():
+    X = TfidfVectorizer().fit_transform(DOCS)
+    labels = make_pipeline(Normalizer(), MovMF(n_components=2, random_state=0, max_iter=20)).fit_predict(X)
+    assert labels.shape == (len(DOCS),)
+    gs = GridSearchCV(BregmanVMF(max_iter=10, random_state=0), {"n_components": [2, 3]}, cv=2).fit(X)
+    assert gs.best_params_["n_components"] in (2, 3)
+    pickle.loads(pickle.dumps(gs.best_estimator_)).predict(X)
+
+
+def test_a_pipelines_y_is_never_held_out_data():
+    """fit(X, y) (what a Pipeline or GridSearchCV calls) ignores y; held-out data is a keyword."""
+    X = TfidfVectorizer().fit_transform(DOCS)
+    y = np.arange(len(DOCS))
+    sam = make_pipeline(SphericalAdmixture(n_topics=2, method="vi", n_iter=2, n_prior_draws=5, n_threads=1))
+    sam.fit(X, y)
+    assert sam[-1].trace_["log_perplexity"].isna().all()
+    counts = CountVectorizer().fit_transform(DOCS)
+    dp = DPMultinomialMixture("gibbs", n_iter=2, seed=0, init_clusters=2).fit(counts, y)
+    assert dp.trace_["log_predictive"].isna().all()
+    scored = DPMultinomialMixture("gibbs", n_iter=2, seed=0, init_clusters=2).fit(counts, X_test=counts)
+    assert scored.trace_["log_predictive"].notna().all()
+
+
+# ---------------------------------------------------------------------------- vMF mixtures as GaussianMixture
+
+
+def _sphere_data(n=300, d=5, seed=0):
+    from scalable_bayes.models.sam import sample_vmf
+
+    rng = np.random.default_rng(seed)
+    mus = np.eye(d)[:2]
+    X = np.vstack([sample_vmf(mus[0], 40.0, n // 2, rng), sample_vmf(mus[1], 40.0, n - n // 2, rng)])
+    return X
+
+
+@pytest.mark.parametrize("cls", [MovMF, BregmanVMF])
+def test_vmf_bic_aic_count_the_free_parameters(cls):
+    X = _sphere_data()
+    n, d = X.shape
+    for tied, p in ((False, 2 * (d - 1) + 2 + 1), (True, 2 * (d - 1) + 1 + 1)):
+        m = cls(n_components=2, tied=tied, random_state=0, max_iter=30).fit(X)
+        ll = m.score(X) * n
+        assert m.bic(X) == pytest.approx(-2 * ll + p * np.log(n))
+        assert m.aic(X) == pytest.approx(-2 * ll + 2 * p)
+
+
+@pytest.mark.parametrize("cls", [MovMF, BregmanVMF])
+def test_vmf_sample_fit_predict_n_init_and_tol(cls):
+    X = _sphere_data()
+    m = cls(n_components=2, random_state=0, max_iter=200, tol=1e-8).fit(X)
+    assert m.converged_ and m.n_iter_ < 200
+    np.testing.assert_array_equal(cls(n_components=2, random_state=0, max_iter=200, tol=1e-8).fit_predict(X),
+                                  m.predict(X))
+    S, lab = m.sample(500)
+    assert S.shape == (500, X.shape[1]) and lab.shape == (500,)
+    np.testing.assert_allclose(np.linalg.norm(S, axis=1), 1.0)
+    # the sampled points come from the fitted components: they are predicted as their own component
+    assert np.mean(m.predict(S) == lab) > 0.95
+    S2, lab2 = m.sample(500)
+    np.testing.assert_array_equal(S, S2)  # an int random_state: the same draws, as in GaussianMixture
+    # n_init: the best start by log-likelihood, never worse than the first start alone
+    one = cls(n_components=3, random_state=1, max_iter=5).fit(X)
+    best = cls(n_components=3, random_state=1, max_iter=5, n_init=4).fit(X)
+    assert best.score(X) >= one.score(X) - 1e-12
+    with pytest.raises(ValueError, match="n_init"):
+        cls(n_init=0).fit(X)
+
+
+def test_vmf_n_init_one_is_the_former_fit():
+    from scalable_bayes.inference.vmf import fit_vmf_mixture
+
+    X = _sphere_data()
+    res = fit_vmf_mixture(X, 2, max_iter=7, rng=3)
+    m = MovMF(n_components=2, max_iter=7, random_state=3).fit(X)
+    np.testing.assert_array_equal(m.mean_directions_, res.directions)
+    np.testing.assert_array_equal(m.log_likelihood_, res.log_likelihood)
