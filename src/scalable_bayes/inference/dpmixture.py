@@ -79,7 +79,6 @@ import math
 import time
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from scipy.special import gammaln
 from numba import njit, prange
@@ -89,11 +88,15 @@ from sklearn.utils.validation import validate_data
 
 from ..rng import beta, gamma, log_gamma, make_key, next_uniform, partial_shuffle, resolve_seed, stream, uniform
 from ..samplers.simplex import scir_step, sgrld_step
+from .._optional import require
 from ..utils import numba_threads
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["DPMultinomialMixture"]
+
+# the columns of a fit's history_ records (and of trace_)
+TRACE_COLUMNS = ("iteration", "time", "log_predictive", "n_clusters", "n_instantiated", "alpha")
 
 _METHODS = ("scir", "sgrld", "gibbs")
 _EMPTY = np.zeros(0)
@@ -495,11 +498,12 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
     Fitted attributes: ``weights_`` (K*,) stick weights pi_k of the instantiated clusters (they sum to
     1 - the uninstantiated mass), ``components_`` (K*, d) theta_k, ``cluster_sizes_`` (K*,) users per
     cluster, ``labels_`` allocations of the (non-empty) training rows, ``n_clusters_`` occupied clusters,
-    ``alpha_``, ``seed_``, ``n_empty_rows_`` (dropped empty rows of X), ``trace_`` (DataFrame: iteration,
+    ``alpha_``, ``seed_``, ``n_empty_rows_`` (dropped empty rows of X), ``history_`` (one record per
+    checkpoint; ``trace_`` gives them as a pandas DataFrame, which needs the ``pipeline`` extra): iteration,
     time [cumulative seconds of sampling since fit started, initialisation (and a first call's compilation)
     included in row 0, evaluation excluded],
     log_predictive [mean per test user, higher is better; NaN without X_test], n_clusters (occupied),
-    n_instantiated, alpha).
+    n_instantiated, alpha.
     """
 
     def __init__(self, method="scir", *, base_concentration=0.5, alpha=1.0, alpha_prior=(1.0, 1.0),
@@ -665,8 +669,7 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
                 elapsed += time.perf_counter() - t0
                 if it % ev == 0 or it == n_iter:
                     record(it, elapsed)
-        self.trace_ = pd.DataFrame(rows, columns=["iteration", "time", "log_predictive", "n_clusters",
-                                                  "n_instantiated", "alpha"])
+        self.history_ = [dict(zip(TRACE_COLUMNS, r)) for r in rows]
         K = st.K
         self.weights_ = np.exp(st.logpi[:K]).copy()
         self.components_ = np.exp(st.logw[: K * d]).reshape(K, d).copy()
@@ -677,6 +680,14 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
         self.n_features_in_ = d
         self.n_empty_rows_ = n_empty
         return self
+
+    @property
+    def trace_(self):
+        """``history_`` as a pandas DataFrame with the columns :data:`TRACE_COLUMNS` (needs pandas)."""
+        if not hasattr(self, "history_"):
+            raise NotFittedError("this DPMultinomialMixture is not fitted yet; call fit(X) first")
+        pd = require("pandas", "DPMultinomialMixture.trace_ (a DataFrame)")
+        return pd.DataFrame(self.history_, columns=list(TRACE_COLUMNS))
 
     # -- scoring ------------------------------------------------------------------------------
     def score_samples(self, X):

@@ -40,8 +40,8 @@ Methods (``method=``):
   rho_t = vi_step ((tau0 + 1) / (tau0 + t))^stovi_kappa (Robbins-Monro decay of Hoffman et al.'s
   (tau0 + t)^-kappa, scaled so that the first step is ``vi_step`` radians).
 
-**Clock and trace.** ``trace_`` (a DataFrame) records per checkpoint the iteration, the sampler's wall time
-and process CPU time (evaluation excluded), the log-perplexity on ``X_test`` (if given) and its Monte Carlo
+**Clock and trace.** ``history_`` (a list of dicts; ``trace_`` is the same as a pandas DataFrame) records
+per checkpoint the iteration, the sampler's wall time and process CPU time (evaluation excluded), the log-perplexity on ``X_test`` (if given) and its Monte Carlo
 standard error, and the number of topic samples it averages over. Sampling methods average over the
 topic samples recorded after ``burn_in`` iterations (at most ``max_samples`` kept, thinned by halving when
 full; before burn-in ends: the current topics); VI / StoVI use their point estimate.
@@ -80,7 +80,6 @@ import math
 import time
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from numba import njit
 from scipy.special import gammaln, polygamma, psi
@@ -94,6 +93,7 @@ from ..models import sam as M
 from ..samplers.geodesic import XI_EPS_MAX, max_eps_c, max_step_on_sphere, sampled_temperature, sg_geodesic_step
 from ..rng import fill_normal, make_key, resolve_seed, rng_from_seed, uniform
 from ..special import bessel_ratio, vmf_log_normalizer
+from .._optional import require
 from ..utils import numba_threads
 
 logger = logging.getLogger(__name__)
@@ -490,7 +490,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
                 if stop:
                     break
             self.n_iter_ = it
-        self.trace_ = pd.DataFrame(rows)
+        self.history_ = rows
         self.components_ = self._beta.reshape(K, V).copy()
         self.samples_ = (self._samples[: self._n_kept] if self._n_kept
                          else self.components_[None].astype(self._cfg["samples_dtype"]))
@@ -828,6 +828,13 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
     def _check_fitted(self):
         if not hasattr(self, "components_"):
             raise NotFittedError("this SphericalAdmixture is not fitted yet; call fit(X) first")
+
+    @property
+    def trace_(self):
+        """``history_`` (one record per checkpoint) as a pandas DataFrame; needs pandas (the ``pipeline``
+        extra), the fit itself does not."""
+        self._check_fitted()
+        return require("pandas", "SphericalAdmixture.trace_ (a DataFrame)").DataFrame(self.history_)
 
     def log_perplexity(self, X_test, n_prior_draws=None, *, return_se=False, point_estimate=False, seed=None,
                        estimator="prior", return_diagnostics=False, max_topic_samples=None):
