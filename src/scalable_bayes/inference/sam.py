@@ -41,8 +41,8 @@ Methods (``method=``):
   (tau0 + t)^-kappa, scaled so that the first step is ``vi_step`` radians).
 
 **Clock and trace.** ``history_`` (a list of dicts; ``trace_`` is the same as a pandas DataFrame) records
-per checkpoint the iteration, the sampler's wall time and process CPU time (evaluation excluded), the log-perplexity on ``X_test`` (if given) and its Monte Carlo
-standard error, and the number of topic samples it averages over. Sampling methods average over the
+per checkpoint the iteration, the sampler's wall time and process CPU time (evaluation excluded), the
+log-perplexity on ``X_test`` (if given) and its Monte Carlo standard error, and the number of topic samples it averages over. Sampling methods average over the
 topic samples recorded after ``burn_in`` iterations (at most ``max_samples`` kept, thinned by halving when
 full; before burn-in ends: the current topics); VI / StoVI use their point estimate.
 
