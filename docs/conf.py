@@ -70,6 +70,15 @@ def _plain_notation(app, what, name, obj, options, lines):
     lines[:] = [_escape(line) for line in lines]
 
 
+def _skip_sklearn_machinery(app, what, name, obj, skip, options):
+    """scikit-learn adds ``set_<method>_request`` methods and inherited helpers to every estimator; they are
+    documented by scikit-learn, and their docstrings refer to its own glossary."""
+    if re.fullmatch(r"set_\w+_request", name) or str(getattr(obj, "__module__", "")).startswith("sklearn."):
+        return True
+    return None
+
+
 def setup(app):
     app.connect("builder-inited", _paper_pages)
+    app.connect("autodoc-skip-member", _skip_sklearn_machinery)
     app.connect("autodoc-process-docstring", _plain_notation, priority=600)
