@@ -1,12 +1,15 @@
 """SG-MCMC samplers behind one interface and one driver, laid out as in blackjax.
 
-* :mod:`.base` -- the interface: :class:`SGState`, :class:`SGInfo`, :class:`SamplingAlgorithm`
-  (``init`` / ``build_kernel`` / ``step``), :class:`DivergenceError`. Imports no sampler.
-* :mod:`.euclidean` -- SGLD, SGHMC, SGNHT (Alg. 1, Alg. 2, matrix thermostat) and their step kernels.
-* :mod:`.geodesic` -- SGGMC, gSGNHT, GMC on products of spheres.
-* :mod:`.simplex` -- SCIR and SGRLD on the gamma-parametrised simplex.
-* :mod:`.driver` -- :func:`run_chain`, :func:`run_chains`, :class:`ChainResult`, :class:`MultiChainResult`;
-  its compiled chunk loop and that loop's on-disk cache are private (:mod:`._loop`).
+* :mod:`~scalable_bayes.samplers.base` -- the interface: :class:`SGState`, :class:`SGInfo`,
+  :class:`SamplingAlgorithm` (``init`` / ``build_kernel`` / ``step``), :class:`DivergenceError`. Imports no
+  sampler.
+* :mod:`~scalable_bayes.samplers.euclidean` -- SGLD, SGHMC, SGNHT (Alg. 1, Alg. 2, matrix thermostat) and
+  their step kernels.
+* :mod:`~scalable_bayes.samplers.geodesic` -- SGGMC, gSGNHT, GMC on products of spheres.
+* :mod:`~scalable_bayes.samplers.simplex` -- SCIR and SGRLD on the gamma-parametrised simplex.
+* :mod:`~scalable_bayes.samplers.driver` -- :func:`run_chain`, :func:`run_chains`, :class:`ChainResult`,
+  :class:`MultiChainResult`; its compiled chunk loop and that loop's on-disk cache are private
+  (``samplers/_loop.py``).
 * this package -- the registry of samplers by name (``SAMPLERS``, :func:`make_sampler`).
 
 >>> from scalable_bayes import samplers, models

@@ -1,4 +1,5 @@
-"""The compiled chunk loop the driver (:mod:`.driver`) runs a chain in, and its on-disk compile cache.
+"""The compiled chunk loop the driver (:mod:`~scalable_bayes.samplers.driver`) runs a chain in, and its
+on-disk compile cache.
 
 Private: the driver is its one caller. :func:`_run_chunk` is a jitted loop over many steps that receives the
 sampler's step kernel and the model's gradient kernel as first-class functions; it returns to the driver

@@ -3,8 +3,8 @@
 A sampler is a :class:`SamplingAlgorithm`: ``init(position, rng, step_size=None) -> SGState`` and
 ``build_kernel(model) -> step`` with ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)``.
 Behind both sits one Numba *step kernel* with the common signature documented in
-:mod:`~scalable_bayes.samplers.euclidean`; the compiled chunk loop (:mod:`._loop`) calls the same
-kernel inside a jitted loop, so the Python step and the compiled chain draw exactly the same numbers.
+:mod:`~scalable_bayes.samplers.euclidean`; the compiled chunk loop (``samplers/_loop.py``) calls the
+same kernel inside a jitted loop, so the Python step and the compiled chain draw exactly the same numbers.
 
 State layout (shared by the Euclidean, sphere and simplex samplers):
 
@@ -20,9 +20,11 @@ positive parameters such as a precision; the mirrored-gamma SGRLD uses the same 
 sampler carries its geometry inside its step kernel (geodesic flow and tangent projection are
 kernels of :mod:`scalable_bayes.manifolds`), so the driver never needs to know the manifold.
 
-This module is the interface only and imports no sampler: the samplers live in :mod:`.euclidean`,
-:mod:`.geodesic` and :mod:`.simplex`, the chain driver in :mod:`.driver`, and the registry of samplers by
-name (``SAMPLERS``, ``make_sampler``) in the package :mod:`scalable_bayes.samplers`, which imports them all.
+This module is the interface only and imports no sampler: the samplers live in
+:mod:`~scalable_bayes.samplers.euclidean`, :mod:`~scalable_bayes.samplers.geodesic` and
+:mod:`~scalable_bayes.samplers.simplex`, the chain driver in :mod:`~scalable_bayes.samplers.driver`, and the
+registry of samplers by name (``SAMPLERS``, ``make_sampler``) in the package :mod:`scalable_bayes.samplers`,
+which imports them all.
 """
 
 from __future__ import annotations
@@ -70,14 +72,14 @@ class SamplingAlgorithm(NamedTuple):
     ``thermostat_init``: initial thermostat value (xi_0).
 
     Hooks for samplers that need more of the model than one gradient per step (the geodesic samplers
-    of :mod:`.geodesic`: several inner steps on one minibatch, a Metropolis-Hastings test, a noise
-    estimate from per-datum gradients):
+    of :mod:`~scalable_bayes.samplers.geodesic`: several inner steps on one minibatch, a Metropolis-Hastings
+    test, a noise estimate from per-datum gradients):
 
     * ``model_kernels``: names of Numba kernels of the model the step kernel calls itself, e.g.
       ``("grad_kernel",)`` or ``("grad_kernel", "potential_kernel")``. When non-empty the kernel's
       signature is the common one followed by the model's data, the minibatch and those kernels,
       ``ke, th = kern(x, p, xi, g, key, h, hyper, data, batch_idx, *kernels)``; the compiled driver
-      binds them at compile time (:func:`._loop.chunk_runner`), so neither it nor the step
+      binds them at compile time (:func:`~scalable_bayes.samplers._loop.chunk_runner`), so neither it nor the step
       branches on the sampler. Only models with a Numba gradient (``model.compiled``) qualify.
     * ``extra_state`` / ``extra_state_per_dim``: the thermostat array gets ``extra_state +
       extra_state_per_dim * n`` more entries after the scalar thermostat (counters, scratch), so the

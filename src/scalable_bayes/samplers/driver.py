@@ -1,7 +1,7 @@
 """The one chain driver: burn-in, thinning, per-step diagnostics, wall-time checkpoints, progress.
 
-Models with a Numba gradient run in *compiled chunks* (:mod:`._loop`: a jitted loop over many steps that
-receives the sampler's step kernel and the model's gradient kernel, cached on disk per kernel pair); the
+Models with a Numba gradient run in *compiled chunks* (``samplers/_loop.py``: a jitted loop over many steps
+that receives the sampler's step kernel and the model's gradient kernel, cached on disk per kernel pair); the
 driver returns to Python between chunks for progress, checkpoints, callbacks and divergence reports.
 Models with a NumPy gradient run in a Python loop around the same step kernel. Two random streams per
 chain: the sampler's noise ``make_key(seed, chain)`` (initial momentum, step-kernel draws, injected

@@ -13,8 +13,9 @@ the kinetic energy per dimension after the step (p'p / 2n; NaN for SGLD which ha
 and the scalar thermostat value (friction for fixed-friction samplers). Kernels never allocate;
 the general (matrix) thermostat keeps its scratch row inside ``xi``.
 
-Manifold samplers (sphere: :mod:`.geodesic`, simplex: :mod:`.simplex`) implement this same signature with
-their own geometry in the kernel, so the driver and the state layout are shared. A factory returns a
+Manifold samplers (sphere: :mod:`~scalable_bayes.samplers.geodesic`, simplex:
+:mod:`~scalable_bayes.samplers.simplex`) implement this same signature with their own geometry in the kernel,
+so the driver and the state layout are shared. A factory returns a
 :class:`~scalable_bayes.samplers.base.SamplingAlgorithm` on the ``euclidean`` manifold
 (:class:`scalable_bayes.manifolds.Euclidean`).
 """
