@@ -295,3 +295,80 @@ def vmf_mixture_grads(v, X, idx, k1, k2, kx, e1, e2):
     D = np.array(rows)
     g = -(len(X) / len(idx)) * D.sum(axis=0) - np.concatenate([k1 * np.asarray(e1), k2 * np.asarray(e2)])
     return g, D
+
+
+# ------------------------------------------------------------------ simplex samplers (SCIR, SGRLD)
+# The simplex kernels draw from per-block keys derived with ``key_from_stream`` and from the gamma, Poisson
+# and ziggurat-normal generators of scalable_bayes.rng; the twins below make the same calls on the same keys
+# (the library's draws, called from Python one at a time) and do every other operation in plain Python.
+
+
+def _block_keys(key, n_blocks):
+    """The per-block keys of one simplex step: one 64-bit draw of the chain's ``key``, then block b's key is
+    the stream (that draw, b, 0)."""
+    from scalable_bayes import rng as lib_rng
+
+    seed = np.uint64(lib_rng.next_u64(key))
+    keys = []
+    for b in range(n_blocks):
+        kb = np.empty(2, np.uint64)
+        lib_rng.key_from_stream(seed, b, 0, kb)
+        keys.append(kb)
+    return keys
+
+
+def cir_transition(key, theta, a, c, r):
+    """One exact CIR transition (SCIR eq. 2.2) from ``theta`` towards Gamma(a, 1), c = 1 - e^-h, r = 1/(e^h - 1):
+    a central gamma plus a shifted squared normal for a > 1/2, a Poisson mixture of gammas otherwise."""
+    from scalable_bayes import rng as lib_rng
+
+    if not (theta >= 0.0) or not (a > 0.0) or not (a < math.inf):
+        return math.nan
+    lam = theta * r
+    if a > 0.5:
+        if not (lam < math.inf):
+            return math.nan
+        z = lib_rng.ziggurat_normal(key) + math.sqrt(2.0 * lam)
+        return c * lib_rng.gamma(key, a - 0.5) + 0.5 * c * z * z
+    pk = lib_rng.poisson(key, lam)
+    if pk < 0:
+        return math.nan
+    return c * lib_rng.gamma(key, a + pk)
+
+
+def scir(x, g, key, h, block, alpha):
+    """SCIR, Alg. 1: every theta_j takes one exact CIR transition over h towards Gamma(alpha_j + n^_j, 1)
+    (``g`` = n^, the minibatch estimate of the counts); NaN where alpha_j + n^_j is not positive."""
+    n = len(x)
+    c, r = -math.expm1(-h), 1.0 / math.expm1(h)
+    out = np.array(x, dtype=np.float64)
+    for b, kb in enumerate(_block_keys(key, n // block)):
+        for j in range(b * block, (b + 1) * block):
+            a = alpha[j] + g[j]
+            out[j] = cir_transition(kb, x[j], a, c, r) if a > 0.0 else math.nan
+    return out
+
+
+def sgrld(x, g, key, h, block, alpha):
+    """SGRLD, expanded-mean parametrisation with mirroring (Patterson & Teh 2013; SCIR Sec. 1.2):
+    theta_j <- |theta_j + h (alpha_j + n^_j - theta_j - omega_j n^_b) + sqrt(2 h theta_j) z_j| with omega and
+    n^_b of theta_j's block taken before the step."""
+    from scalable_bayes import rng as lib_rng
+
+    out = np.array(x, dtype=np.float64)
+    s2h = math.sqrt(2.0 * h)
+    for b, kb in enumerate(_block_keys(key, len(x) // block)):
+        s = b * block
+        tot = 0.0
+        nbk = 0.0
+        for j in range(s, s + block):
+            tot += x[j]
+            nbk += g[j]
+        inv = 1.0 / tot
+        z = []
+        for _ in range(0, block, 2):
+            z.extend(lib_rng.normal_pair(kb))
+        for j in range(s, s + block):
+            t = x[j]
+            out[j] = abs(t + h * (alpha[j] + g[j] - t - t * inv * nbk) + s2h * math.sqrt(t) * z[j - s])
+    return out

@@ -97,6 +97,30 @@ def test_lower_layers_import_no_sampler_and_no_private_inference_module(layer):
     assert not bad, "\n".join(bad)
 
 
+SAMPLER_MODULES = ("euclidean", "geodesic", "simplex")
+
+
+def test_the_sampler_interface_imports_no_sampler():
+    """``samplers/base.py`` is the interface only: it imports (at any depth, lazily too) no sampler module, not
+    the driver or its chunk loop and not the package that holds the registry; the samplers import it, not the
+    other way round."""
+    iface = LIB / "samplers" / "base.py"
+    others = tuple(f"scalable_bayes.samplers.{m}" for m in SAMPLER_MODULES + ("driver", "_loop"))
+    bad = {n for n in _imports(iface) if n == "scalable_bayes.samplers" or n.startswith(others)}
+    assert not bad, f"the sampler interface imports {sorted(bad)}"
+    for m in SAMPLER_MODULES:
+        assert "scalable_bayes.samplers.base" in _imports(LIB / "samplers" / f"{m}.py"), m
+
+
+def test_the_sampler_registry_lists_every_sampler_module():
+    """The registry (``SAMPLERS`` in ``scalable_bayes.samplers``) imports each sampler module explicitly."""
+    pkg = _imports(LIB / "samplers" / "__init__.py")
+    assert all(f"scalable_bayes.samplers.{m}" in pkg for m in SAMPLER_MODULES)
+    modules = {p.stem for p in (LIB / "samplers").glob("*.py")}
+    assert modules == {"__init__", "base", "driver", "_loop", *SAMPLER_MODULES}, \
+        "a new module in samplers/: a sampler module goes into SAMPLER_MODULES and the registry"
+
+
 def _paper_dirs():
     return sorted(p for p in PAPERS.iterdir() if p.is_dir() and (p / "__init__.py").exists())
 

@@ -68,9 +68,9 @@ def test_static_closure_covers_what_the_chain_runner_digest_follows():
     """The driver's digest follows imports of the loaded modules; the static closure of the same module
     holds at least its library files."""
     import scalable_bayes.samplers.geodesic  # noqa: F401
-    from scalable_bayes.samplers import driver
+    from scalable_bayes.samplers import _loop
 
-    dynamic = {Path(f).resolve() for f in driver._dependency_files("scalable_bayes.samplers.geodesic")
+    dynamic = {Path(f).resolve() for f in _loop._dependency_files("scalable_bayes.samplers.geodesic")
                if Path(f).resolve().is_relative_to(SRC)}
     static = {f.resolve() for f in ImportGraph([SRC], ["scalable_bayes"]).closure(
         modules=["scalable_bayes.samplers.geodesic", "scalable_bayes.rng"])}

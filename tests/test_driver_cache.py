@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scalable_bayes.samplers import driver
+from scalable_bayes.samplers import _loop
 
 HELPER = "from numba import njit\n\n\n@njit\ndef scale(x):\n    return {factor} * x\n"
 MODEL = (
@@ -34,25 +34,25 @@ def user_package(tmp_path, monkeypatch):
 
 
 def test_wrapper_changes_when_a_helper_module_of_the_gradient_is_edited(user_package):
-    args = ("scalable_bayes.samplers.kernels", "sgld_step", "sb_cache_probe.model", "grad")
-    before = driver._wrapper_source(*args)
-    assert driver._wrapper_source(*args) == before  # deterministic
+    args = ("scalable_bayes.samplers.euclidean", "sgld_step", "sb_cache_probe.model", "grad")
+    before = _loop._wrapper_source(*args)
+    assert _loop._wrapper_source(*args) == before  # deterministic
     (user_package / "helpers.py").write_text(HELPER.format(factor="3.0"))
-    assert driver._wrapper_source(*args) != before, "an edited callee in another module must give a new wrapper"
+    assert _loop._wrapper_source(*args) != before, "an edited callee in another module must give a new wrapper"
 
 
 def test_digest_covers_the_library_modules_the_kernels_call():
     import scalable_bayes.models.logistic  # noqa: F401  (the gradient's module must be loaded)
 
-    lib = Path(driver.__file__).resolve().parents[1]
+    lib = Path(_loop.__file__).resolve().parents[1]
     files = {f.resolve().relative_to(lib).as_posix()
-             for f in driver._dependency_files("scalable_bayes.samplers.kernels", "scalable_bayes.models.logistic")
+             for f in _loop._dependency_files("scalable_bayes.samplers.euclidean", "scalable_bayes.models.logistic")
              if f.resolve().is_relative_to(lib)}
     # the kernels' modules, what they import (RNG, intrinsics, the Model type) and the packages above them
-    assert {"samplers/kernels.py", "models/logistic.py", "rng.py", "intrinsics.py", "models/base.py",
+    assert {"samplers/euclidean.py", "models/logistic.py", "rng.py", "intrinsics.py", "models/base.py",
             "__init__.py", "models/__init__.py", "samplers/__init__.py"} <= files, files
     # installed third-party packages are not followed
-    assert all("site-packages" not in str(f) for f in driver._dependency_files("scalable_bayes.models.logistic"))
+    assert all("site-packages" not in str(f) for f in _loop._dependency_files("scalable_bayes.models.logistic"))
 
 
 # ---- the cache key covers what Numba freezes into the loop: bytecode, closures, global values ----------
@@ -217,7 +217,7 @@ def test_a_cached_library_kernel_recompiles_when_a_module_it_calls_is_edited(tmp
     import shutil
     import subprocess
 
-    lib = Path(driver.__file__).resolve().parents[1]
+    lib = Path(_loop.__file__).resolve().parents[1]
     copy = tmp_path / "src" / "scalable_bayes"
     shutil.copytree(lib, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / "_probe_a.py").write_text(PROBE_A)
@@ -243,9 +243,9 @@ def test_a_cached_library_kernel_recompiles_when_a_module_it_calls_is_edited(tmp
 def test_the_library_kernels_use_the_library_locator():
     from scalable_bayes import rng
     from scalable_bayes.jitcache import library_locator_active
-    from scalable_bayes.samplers import kernels
+    from scalable_bayes.samplers import euclidean
 
-    assert library_locator_active(kernels.sgld_step) and library_locator_active(rng.uniform)
+    assert library_locator_active(euclidean.sgld_step) and library_locator_active(rng.uniform)
 
 
 def test_clear_removes_the_chain_runner_wrappers(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import naive_samplers as naive
 from scalable_bayes import models, samplers
 from scalable_bayes.evaluation import mcmc
 from scalable_bayes.models.base import Model
-from scalable_bayes.samplers import kernels
+from scalable_bayes.samplers import euclidean
 from scalable_bayes.samplers.driver import batch_key
 from scalable_bayes.rng import fill_normal, make_key, partial_shuffle, uniform, uniform_int
 
@@ -113,27 +113,27 @@ def test_kernels_match_naive(n):
         for _ in range(5):
             g = rng0.standard_normal(n)
             if name == "sgld":
-                kernels.sgld_step(x, p, xi, g, key, h, np.zeros(0))
+                euclidean.sgld_step(x, p, xi, g, key, h, np.zeros(0))
                 xr = naive.sgld(xr, g, ref, h)
             elif name == "sghmc":
-                ke, _ = kernels.sghmc_step(x, p, xi, g, key, h, np.array([A, bhat]))
+                ke, _ = euclidean.sghmc_step(x, p, xi, g, key, h, np.array([A, bhat]))
                 xr, pr = naive.sghmc(xr, pr, g, ref, h, A, bhat)
                 assert ke == pytest.approx(pr @ pr / (2 * n))
             elif name in ("sgnht", "sgnht_fixed"):
                 fixed = name == "sgnht_fixed"
-                ke, th = kernels.sgnht_step(x, p, xi, g, key, h, np.array([A, float(fixed)]))
+                ke, th = euclidean.sgnht_step(x, p, xi, g, key, h, np.array([A, float(fixed)]))
                 xr, pr, xir = naive.sgnht(xr, pr, xir, g, ref, h, A, fixed)
                 assert th == pytest.approx(xir)
             elif name == "sghmc_reform":
-                kernels.sghmc_reform_step(x, p, xi, g, key, h, np.array([A * h, bhat * h]))
+                euclidean.sghmc_reform_step(x, p, xi, g, key, h, np.array([A * h, bhat * h]))
                 xr, pr = naive.sghmc_reform(xr, pr, g, ref, h, A * h, bhat * h)
             elif name == "sgnht_reform":
-                ke, th = kernels.sgnht_reform_step(x, p, xi, g, key, h, np.array([A * h]))
+                ke, th = euclidean.sgnht_reform_step(x, p, xi, g, key, h, np.array([A * h]))
                 xr, pr, xir = naive.sgnht_reform(xr, pr, xir, g, ref, h, A * h)
                 assert th == pytest.approx(xir)
                 assert ke == pytest.approx(pr @ pr / (2 * n * h))
             else:
-                _, th = kernels.sgnht_matrix_step(x, p, xi, g, key, h, np.array([A, mu]))
+                _, th = euclidean.sgnht_matrix_step(x, p, xi, g, key, h, np.array([A, mu]))
                 xr, pr, Xir = naive.sgnht_matrix(xr, pr, Xir, g, ref, h, A, mu)
                 np.testing.assert_allclose(xi[: n * n], Xir.ravel(), rtol=1e-12, atol=1e-14)
                 assert th == pytest.approx(np.trace(Xir) / n)

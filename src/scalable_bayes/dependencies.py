@@ -3,7 +3,7 @@
 :func:`source_closure` follows the import statements of a script or module, transitively, through the
 packages it is told to follow, and returns their source files: what a job that runs the script depends on.
 The pipeline gives these files to every job as inputs, so that a job re-runs when the code it runs changes
-(``workflow/rules/common.smk``). The SG-MCMC driver's digest (:mod:`scalable_bayes.samplers.driver`) does the
+(``workflow/rules/common.smk``). The SG-MCMC chunk loop's digest (:mod:`scalable_bayes.samplers._loop`) does the
 same for imported modules, dynamically; this one needs no import, so building a workflow's DAG stays cheap.
 
 What counts as a module's dependency:

@@ -9,7 +9,7 @@ Two caches hold machine code between processes:
   :mod:`scalable_bayes` is imported, before any kernel is defined) makes the freshness stamp of every
   cached function of the library the digest of the whole library's source (:func:`library_digest`), so
   any edit of the library recompiles every cached kernel of it once.
-* **The chain runner's cache** (:func:`scalable_bayes.samplers.driver.chunk_runner`): small wrapper
+* **The chain runner's cache** (:func:`scalable_bayes.samplers._loop.chunk_runner`): small wrapper
   modules in :func:`cache_dir` that bind a step kernel and a gradient kernel and are compiled with
   ``cache=True``. Their file name and source carry :func:`kernel_fingerprint` of the kernels -- their
   bytecode, constants, closure cells, default arguments, the values of the globals they read (Numba

@@ -1,9 +1,11 @@
-"""MCMC diagnostics: effective sample size and integrated autocorrelation time (ArviZ, Geyer's initial
-monotone sequence; and :func:`integrated_autocorrelation_time`, which is right for oscillating chains too,
-with a standard error), Monte Carlo standard errors, density-estimate errors (SGNHT Fig. 2 / Table 1; the paper gives no formula) and a sample-averaged
-predictive scored while a chain runs (the test metrics of SGNHT Sec. 5.2, averaged over samples after burn-in).
+"""MCMC diagnostics: effective sample size (ArviZ, Geyer's initial monotone sequence), the integrated
+autocorrelation time (:func:`integrated_autocorrelation_time`: Sokal's adaptive window or batch means, right
+for oscillating chains too, with a standard error; ArviZ's draws / ESS stops at the first negative
+autocorrelation pair and overestimates tau on an oscillating chain, so the library offers no tau built on
+it), Monte Carlo standard errors, density-estimate errors (SGNHT Fig. 2 / Table 1; the paper gives no formula)
+and a sample-averaged predictive scored while a chain runs (the test metrics of SGNHT Sec. 5.2, averaged over samples after burn-in).
 
-Layout of ``draws`` (every function of a scalar observable: :func:`ess`, :func:`autocorrelation_time`,
+Layout of ``draws`` (every function of a scalar observable: :func:`ess`,
 :func:`integrated_autocorrelation_time`, :func:`mcse_mean`, :func:`mcse_z`):
 
 * a 1-d array is the draws of *one chain*, in order;
@@ -76,19 +78,6 @@ def ess(draws, method: str = "mean", *, layout: str = "draw") -> float:
     """
     az = _arviz()
     return float(az.ess(_as_chains(draws, layout), method=method))
-
-
-def autocorrelation_time(draws, method: str = "mean", *, layout: str = "draw") -> float:
-    """Integrated autocorrelation time tau = (total draws) / ESS, in units of the draw spacing.
-
-    ArviZ's ESS uses Geyer's initial-monotone-sequence truncation of the autocorrelation sum
-    (instead of Sokal's adaptive window; both estimate tau = 1 + 2 sum rho_k). Geyer's sequence stops at
-    the first negative pair rho_2m + rho_2m+1, so for an underdamped (oscillating) chain it sums only the
-    first positive lobe and overestimates tau; :func:`integrated_autocorrelation_time` does not.
-    ``draws`` and ``layout`` as in :func:`ess`.
-    """
-    x = _as_chains(draws, layout)
-    return float(x.size / ess(x, method=method, layout="chain,draw"))
 
 
 def autocorrelation(draws, max_lag: int | None = None) -> np.ndarray:

@@ -178,21 +178,3 @@ class GammaSimplex:
 
     def __repr__(self) -> str:
         return f"GammaSimplex(n_blocks={self.n_blocks}, block_size={self.block_size})"
-
-
-class Euclidean:
-    """R^n: the manifold of every model that declares none. Adds no constants to a sampler's kernel."""
-
-    name = "euclidean"
-
-    def constants(self) -> np.ndarray:
-        return np.zeros(0)
-
-    def check_position(self, theta, who: str = "sampler") -> None:
-        return None
-
-    def __repr__(self) -> str:
-        return "Euclidean()"
-
-
-EUCLIDEAN = Euclidean()

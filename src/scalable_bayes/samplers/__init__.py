@@ -1,5 +1,16 @@
-"""SG-MCMC samplers behind one interface (:mod:`~scalable_bayes.samplers.base`) and one driver
-(:mod:`~scalable_bayes.samplers.driver`).
+"""SG-MCMC samplers behind one interface and one driver, laid out as in blackjax.
+
+* :mod:`~scalable_bayes.samplers.base` -- the interface: :class:`SGState`, :class:`SGInfo`,
+  :class:`SamplingAlgorithm` (``init`` / ``build_kernel`` / ``step``), :class:`DivergenceError`. Imports no
+  sampler.
+* :mod:`~scalable_bayes.samplers.euclidean` -- SGLD, SGHMC, SGNHT (Alg. 1, Alg. 2, matrix thermostat) and
+  their step kernels.
+* :mod:`~scalable_bayes.samplers.geodesic` -- SGGMC, gSGNHT, GMC on products of spheres.
+* :mod:`~scalable_bayes.samplers.simplex` -- SCIR and SGRLD on the gamma-parametrised simplex.
+* :mod:`~scalable_bayes.samplers.driver` -- :func:`run_chain`, :func:`run_chains`, :class:`ChainResult`,
+  :class:`MultiChainResult`; its compiled chunk loop and that loop's on-disk cache are private
+  (``samplers/_loop.py``).
+* this package -- the registry of samplers by name (``SAMPLERS``, :func:`make_sampler`).
 
 >>> from scalable_bayes import samplers, models
 >>> alg = samplers.sgnht(A=1.0)
@@ -10,24 +21,52 @@
 >>> az.summary(many.to_inference_data())                                       # r_hat, ess_bulk, ess_tail
 """
 
-from .base import (
-    SAMPLERS,
-    DivergenceError,
-    SamplingAlgorithm,
-    SGInfo,
-    SGState,
-    make_sampler,
-    sghmc,
-    sghmc_reformulated,
-    sgld,
-    sgnht,
-    sgnht_matrix,
-    sgnht_reformulated,
-)
-from .driver import ChainResult, MultiChainResult, run_chain, run_chains
-from .simplex import scir, sgrld
-from .geodesic import gmc, gsgnht, sggmc, sggmc_sgd
 from ..rng import make_key
+from .base import DivergenceError, SamplingAlgorithm, SGInfo, SGState
+from .driver import ChainResult, MultiChainResult, run_chain, run_chains
+from .euclidean import sghmc, sghmc_reformulated, sgld, sgnht, sgnht_matrix, sgnht_reformulated
+from .geodesic import gmc, gsgnht, sggmc, sggmc_sgd
+from .simplex import scir, sgrld
+
+SAMPLERS = {
+    "sgld": sgld,
+    "sghmc": sghmc,
+    "sgnht": sgnht,
+    "sghmc_reformulated": sghmc_reformulated,
+    "sgnht_reformulated": sgnht_reformulated,
+    "sgnht_matrix": sgnht_matrix,
+    "scir": scir,
+    "sgrld": sgrld,
+    "sggmc": sggmc,
+    "gsgnht": gsgnht,
+    "gmc": gmc,
+}
+
+
+def make_sampler(name: str, **params) -> SamplingAlgorithm:
+    """Build a sampler by its registry name.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``SAMPLERS``.
+    **params
+        The sampler factory's arguments.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        The configured sampler.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not in the registry.
+    """
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}; choose one of {sorted(SAMPLERS)}")
+    return SAMPLERS[name](**params)
+
 
 __all__ = [
     "SAMPLERS", "DivergenceError", "SamplingAlgorithm", "SGInfo", "SGState", "ChainResult", "MultiChainResult",

@@ -3,8 +3,8 @@
 A sampler is a :class:`SamplingAlgorithm`: ``init(position, rng, step_size=None) -> SGState`` and
 ``build_kernel(model) -> step`` with ``step(rng, state, minibatch, step_size) -> (SGState, SGInfo)``.
 Behind both sits one Numba *step kernel* with the common signature documented in
-:mod:`~scalable_bayes.samplers.kernels`; the compiled chunk driver (:mod:`.driver`) calls the same
-kernel inside a jitted loop, so the Python step and the compiled chain draw exactly the same numbers.
+:mod:`~scalable_bayes.samplers.euclidean`; the compiled chunk loop (``samplers/_loop.py``) calls the
+same kernel inside a jitted loop, so the Python step and the compiled chain draw exactly the same numbers.
 
 State layout (shared by the Euclidean, sphere and simplex samplers):
 
@@ -19,6 +19,12 @@ Manifold hooks: a model may declare ``reflect`` (per-coordinate mirror boundary 
 positive parameters such as a precision; the mirrored-gamma SGRLD uses the same hook), and a
 sampler carries its geometry inside its step kernel (geodesic flow and tangent projection are
 kernels of :mod:`scalable_bayes.manifolds`), so the driver never needs to know the manifold.
+
+This module is the interface only and imports no sampler: the samplers live in
+:mod:`~scalable_bayes.samplers.euclidean`, :mod:`~scalable_bayes.samplers.geodesic` and
+:mod:`~scalable_bayes.samplers.simplex`, the chain driver in :mod:`~scalable_bayes.samplers.driver`, and the
+registry of samplers by name (``SAMPLERS``, ``make_sampler``) in the package :mod:`scalable_bayes.samplers`,
+which imports them all.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from . import kernels
+from ..manifolds.euclidean import manifold_of
 from ..rng import as_key, fill_normal
 
 
@@ -66,14 +72,14 @@ class SamplingAlgorithm(NamedTuple):
     ``thermostat_init``: initial thermostat value (xi_0).
 
     Hooks for samplers that need more of the model than one gradient per step (the geodesic samplers
-    of :mod:`.geodesic`: several inner steps on one minibatch, a Metropolis-Hastings test, a noise
-    estimate from per-datum gradients):
+    of :mod:`~scalable_bayes.samplers.geodesic`: several inner steps on one minibatch, a Metropolis-Hastings
+    test, a noise estimate from per-datum gradients):
 
     * ``model_kernels``: names of Numba kernels of the model the step kernel calls itself, e.g.
       ``("grad_kernel",)`` or ``("grad_kernel", "potential_kernel")``. When non-empty the kernel's
       signature is the common one followed by the model's data, the minibatch and those kernels,
       ``ke, th = kern(x, p, xi, g, key, h, hyper, data, batch_idx, *kernels)``; the compiled driver
-      binds them at compile time (:func:`.driver.chunk_runner`), so neither it nor the step
+      binds them at compile time (:func:`~scalable_bayes.samplers._loop.chunk_runner`), so neither it nor the step
       branches on the sampler. Only models with a Numba gradient (``model.compiled``) qualify.
     * ``extra_state`` / ``extra_state_per_dim``: the thermostat array gets ``extra_state +
       extra_state_per_dim * n`` more entries after the scalar thermostat (counters, scratch), so the
@@ -116,8 +122,8 @@ class SamplingAlgorithm(NamedTuple):
         (none for R^n; block size and Dirichlet prior for the gamma-parametrised simplex), or a
         ValueError if the sampler does not move on that manifold. Every chain calls this, so the
         driver runs any (sampler, model) pair without branching on geometry."""
-        man = getattr(model, "manifold", None)
-        man_name = getattr(man, "name", "euclidean")
+        man = manifold_of(model)
+        man_name = man.name
         if man_name != self.manifold:
             raise ValueError(
                 f"{self.name} samples on the {self.manifold} manifold, but model {getattr(model, 'name', model)!r} "
@@ -131,7 +137,7 @@ class SamplingAlgorithm(NamedTuple):
                 raise ValueError(f"{self.name} needs the model's {k!r} (a Numba kernel), which model "
                                  f"{getattr(model, 'name', model)!r} does not provide; use a model that offers it "
                                  f"(e.g. those of scalable_bayes.models.sphere) or another sampler / noise setting")
-        extra = man.constants() if man is not None else np.zeros(0)
+        extra = man.constants()
         bound = self if extra.shape[0] == 0 else self._replace(hyper=np.concatenate([self.hyper, extra]))
         if self.step_bound is not None:
             limit, why = self.step_bound(bound.hyper)
@@ -195,7 +201,7 @@ class SamplingAlgorithm(NamedTuple):
         kern = bound.kernel
         hyper = bound.hyper
         name = self.name
-        manifold = getattr(model, "manifold", None)
+        manifold = manifold_of(model)
 
         extras = tuple(getattr(model, k) for k in self.model_kernels)
 
@@ -216,8 +222,7 @@ class SamplingAlgorithm(NamedTuple):
                     f"{name}: non-finite gradient of model {model.name!r}; likely cause: step size {h:g} too large "
                     f"(the chain left the region where the potential is finite). Reduce step_size."
                 )
-            if manifold is not None:
-                manifold.check_position(x, name)
+            manifold.check_position(x, name)
             if extras:
                 ke, th = kern(x, p, xi, g, key, h, hyper, model.data, idx, *extras)
             else:
@@ -251,105 +256,3 @@ def _check_step(step_size, name):
     if not (np.isfinite(h) and h > 0):
         raise ValueError(f"{name}: step_size must be a positive finite number, got {step_size!r}")
     return h
-
-
-def _nonneg(v, what, name):
-    v = float(v)
-    if not (np.isfinite(v) and v >= 0):
-        raise ValueError(f"{name}: {what} must be finite and >= 0, got {v!r}")
-    return v
-
-
-# -------------------------------------------------------------------- sampler factories
-def sgld() -> SamplingAlgorithm:
-    """Stochastic gradient Langevin dynamics (Welling & Teh 2011), SCIR eq. 1.2 convention: theta <- theta - h grad U~ + sqrt(2h) N."""
-    return SamplingAlgorithm("SGLD", kernels.sgld_step, np.zeros(0), momentum=False, thermostat_init=0.0)
-
-
-def sghmc(A: float = 1.0, B_hat: float = 0.0) -> SamplingAlgorithm:
-    """SGHMC (Chen et al. 2014), Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat)."""
-    A = _nonneg(A, "friction A", "SGHMC")
-    B_hat = _nonneg(B_hat, "noise estimate B_hat", "SGHMC")
-    if B_hat > A:
-        raise ValueError(f"SGHMC: B_hat={B_hat} exceeds A={A}; the injected noise variance 2(A - B_hat)h would be negative. Use A >= B_hat.")
-    return SamplingAlgorithm("SGHMC", kernels.sghmc_step, np.array([A, B_hat]), thermostat_init=A)
-
-
-def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> SamplingAlgorithm:
-    """SGNHT, Algorithm 1: injected-noise level ``A`` (xi_0 = A unless ``xi0`` given).
-
-    ``fixed_xi=True`` removes the thermostat update (the fixed-friction chains of SGNHT Fig. 1).
-    """
-    A = _nonneg(A, "diffusion A", "SGNHT")
-    x0 = A if xi0 is None else float(xi0)
-    if not np.isfinite(x0):
-        raise ValueError(f"SGNHT: xi0 must be finite, got {xi0!r}")
-    name = "SGNHT" if not fixed_xi else f"fixed-xi({x0:g})"
-    return SamplingAlgorithm(name, kernels.sgnht_step, np.array([A, 1.0 if fixed_xi else 0.0]), thermostat_init=x0)
-
-
-def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm:
-    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta (Chen et al. 2014, Alg. 2)."""
-    a = _nonneg(a, "friction a", "SGHMC")
-    b_hat = _nonneg(b_hat, "noise estimate b_hat", "SGHMC")
-    if b_hat > a:
-        raise ValueError(f"SGHMC: b_hat={b_hat} exceeds a={a}; use a >= b_hat.")
-    return SamplingAlgorithm("SGHMC", kernels.sghmc_reform_step, np.array([a, b_hat]), reformulated=True, thermostat_init=a)
-
-
-def sgnht_reformulated(a: float = 0.01) -> SamplingAlgorithm:
-    """SGNHT, Algorithm 2 (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a."""
-    a = _nonneg(a, "diffusion a", "SGNHT")
-    return SamplingAlgorithm("SGNHT", kernels.sgnht_reform_step, np.array([a]), reformulated=True, thermostat_init=a)
-
-
-def sgnht_matrix(A: float = 1.0, mu: float = 1.0, xi0: float | None = None) -> SamplingAlgorithm:
-    """General SGNHT with a matrix thermostat Xi, SGNHT eq. (11): dXi = (p p' - I)/mu dt; Xi_0 = xi0 I (default A I)."""
-    A = _nonneg(A, "diffusion A", "SGNHT-matrix")
-    mu = float(mu)
-    if not (np.isfinite(mu) and mu > 0):
-        raise ValueError(f"SGNHT-matrix: thermostat mass mu must be > 0, got {mu!r}")
-    return SamplingAlgorithm(
-        "SGNHT-matrix", kernels.sgnht_matrix_step, np.array([A, mu]), thermostat_kind="matrix",
-        thermostat_init=A if xi0 is None else float(xi0),
-    )
-
-
-def _simplex(name):
-    def make():
-        from . import simplex  # the simplex module imports this one
-        return getattr(simplex, name)()
-    make.__name__ = name
-    make.__doc__ = f"See :func:`scalable_bayes.samplers.simplex.{name}`."
-    return make
-
-
-def _geodesic(name):
-    def make(*args, **kwargs):
-        from . import geodesic  # the geodesic module imports this one
-        return getattr(geodesic, name)(*args, **kwargs)
-    make.__name__ = name
-    make.__doc__ = f"See :func:`scalable_bayes.samplers.geodesic.{name}`."
-    return make
-
-
-SAMPLERS = {
-    "sgld": sgld,
-    "sghmc": sghmc,
-    "sgnht": sgnht,
-    "sghmc_reformulated": sghmc_reformulated,
-    "sgnht_reformulated": sgnht_reformulated,
-    "sgnht_matrix": sgnht_matrix,
-    "scir": _simplex("scir"),
-    "sgrld": _simplex("sgrld"),
-    "sggmc": _geodesic("sggmc"),
-    "gsgnht": _geodesic("gsgnht"),
-    "gmc": _geodesic("gmc"),
-}
-
-
-def make_sampler(name: str, **params) -> SamplingAlgorithm:
-    """Build a sampler by its registry name (see ``SAMPLERS``)."""
-    if name not in SAMPLERS:
-        raise ValueError(f"unknown sampler {name!r}; choose one of {sorted(SAMPLERS)}")
-    return SAMPLERS[name](**params)

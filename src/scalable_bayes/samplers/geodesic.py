@@ -108,7 +108,7 @@ accepted proposals.
 ``sg_geodesic_fisher_step``, ``gmc_step``) are not ``cache=True``: Numba cannot cache a signature with
 dispatcher arguments and would append a new, never-matched entry to its cache index in every process.
 The driver's chunk loop, which binds them to the model's kernels as module globals, is cached
-(:func:`scalable_bayes.samplers.driver.chunk_runner`); the Python step compiles them in memory.
+(:func:`scalable_bayes.samplers._loop.chunk_runner`); the Python step compiles them in memory.
 
 Every step kernel returns the kinetic energy per intrinsic dimension v'v / 2m (target 1/2) and its
 thermostat value (the friction C, xi, or GMC's acceptance probability). A non-finite gradient met

@@ -2,7 +2,7 @@
 
 Both samplers move theta (>= 0, blocks of the :class:`~scalable_bayes.manifolds.GammaSimplex` a model
 declares), omega = theta / sum(theta) per block. The model supplies, in the gradient slot ``g`` of the
-common kernel signature (:mod:`~scalable_bayes.samplers.kernels`), the minibatch estimate
+common kernel signature (:mod:`~scalable_bayes.samplers.euclidean`), the minibatch estimate
 n^_j = (N/n) sum_{i in S} z_ij of the counts; binding the sampler to the model appends ``[block_size, alpha_0, ..., alpha_{dim-1}]`` (the
 Dirichlet prior) to the kernel constants ``hyper``.
 

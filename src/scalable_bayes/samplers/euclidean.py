@@ -1,5 +1,5 @@
-"""Numba step kernels of the Euclidean SG-MCMC samplers (SGLD: Welling & Teh 2011; SGHMC: Chen et al. 2014;
-SGNHT: Ding et al. 2014, Alg. 2 and eq. 11).
+"""The Euclidean SG-MCMC samplers (SGLD: Welling & Teh 2011; SGHMC: Chen et al. 2014; SGNHT: Ding et al.
+2014, Alg. 1, Alg. 2 and eq. 11): their Numba step kernels and the factories that configure them.
 
 Every kernel has the same signature, so one compiled driver runs them all::
 
@@ -13,8 +13,11 @@ the kinetic energy per dimension after the step (p'p / 2n; NaN for SGLD which ha
 and the scalar thermostat value (friction for fixed-friction samplers). Kernels never allocate;
 the general (matrix) thermostat keeps its scratch row inside ``xi``.
 
-Manifold samplers (sphere, simplex) implement this same signature with their own geometry in
-the kernel, so the driver and the state layout are shared.
+Manifold samplers (sphere: :mod:`~scalable_bayes.samplers.geodesic`, simplex:
+:mod:`~scalable_bayes.samplers.simplex`) implement this same signature with their own geometry in the kernel,
+so the driver and the state layout are shared. A factory returns a
+:class:`~scalable_bayes.samplers.base.SamplingAlgorithm` on the ``euclidean`` manifold
+(:class:`scalable_bayes.manifolds.Euclidean`).
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ import numpy as np
 from numba import njit
 
 from ..rng import normal_pair
+from .base import SamplingAlgorithm
 
 
+# -------------------------------------------------------------------- step kernels
 @njit(cache=True)
 def sgld_step(x, p, xi, g, key, h, hyper):
     """SGLD (Welling & Teh 2011; SCIR eq. 1.2): theta <- theta - h grad U~ + sqrt(2h) N(0, I).  ``hyper`` unused."""
@@ -200,3 +205,65 @@ def sgnht_matrix_step(x, p, xi, g, key, h, hyper):
             xi[r * n + c] += d * c_
         tr += xi[r * n + r]
     return 0.5 * kin / n, tr / n
+
+
+# -------------------------------------------------------------------- sampler factories
+def _nonneg(v, what, name):
+    v = float(v)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"{name}: {what} must be finite and >= 0, got {v!r}")
+    return v
+
+
+def sgld() -> SamplingAlgorithm:
+    """Stochastic gradient Langevin dynamics (Welling & Teh 2011), SCIR eq. 1.2 convention: theta <- theta - h grad U~ + sqrt(2h) N."""
+    return SamplingAlgorithm("SGLD", sgld_step, np.zeros(0), momentum=False, thermostat_init=0.0)
+
+
+def sghmc(A: float = 1.0, B_hat: float = 0.0) -> SamplingAlgorithm:
+    """SGHMC (Chen et al. 2014), Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat)."""
+    A = _nonneg(A, "friction A", "SGHMC")
+    B_hat = _nonneg(B_hat, "noise estimate B_hat", "SGHMC")
+    if B_hat > A:
+        raise ValueError(f"SGHMC: B_hat={B_hat} exceeds A={A}; the injected noise variance 2(A - B_hat)h would be negative. Use A >= B_hat.")
+    return SamplingAlgorithm("SGHMC", sghmc_step, np.array([A, B_hat]), thermostat_init=A)
+
+
+def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> SamplingAlgorithm:
+    """SGNHT, Algorithm 1: injected-noise level ``A`` (xi_0 = A unless ``xi0`` given).
+
+    ``fixed_xi=True`` removes the thermostat update (the fixed-friction chains of SGNHT Fig. 1).
+    """
+    A = _nonneg(A, "diffusion A", "SGNHT")
+    x0 = A if xi0 is None else float(xi0)
+    if not np.isfinite(x0):
+        raise ValueError(f"SGNHT: xi0 must be finite, got {xi0!r}")
+    name = "SGNHT" if not fixed_xi else f"fixed-xi({x0:g})"
+    return SamplingAlgorithm(name, sgnht_step, np.array([A, 1.0 if fixed_xi else 0.0]), thermostat_init=x0)
+
+
+def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm:
+    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta (Chen et al. 2014, Alg. 2)."""
+    a = _nonneg(a, "friction a", "SGHMC")
+    b_hat = _nonneg(b_hat, "noise estimate b_hat", "SGHMC")
+    if b_hat > a:
+        raise ValueError(f"SGHMC: b_hat={b_hat} exceeds a={a}; use a >= b_hat.")
+    return SamplingAlgorithm("SGHMC", sghmc_reform_step, np.array([a, b_hat]), reformulated=True, thermostat_init=a)
+
+
+def sgnht_reformulated(a: float = 0.01) -> SamplingAlgorithm:
+    """SGNHT, Algorithm 2 (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a."""
+    a = _nonneg(a, "diffusion a", "SGNHT")
+    return SamplingAlgorithm("SGNHT", sgnht_reform_step, np.array([a]), reformulated=True, thermostat_init=a)
+
+
+def sgnht_matrix(A: float = 1.0, mu: float = 1.0, xi0: float | None = None) -> SamplingAlgorithm:
+    """General SGNHT with a matrix thermostat Xi, SGNHT eq. (11): dXi = (p p' - I)/mu dt; Xi_0 = xi0 I (default A I)."""
+    A = _nonneg(A, "diffusion A", "SGNHT-matrix")
+    mu = float(mu)
+    if not (np.isfinite(mu) and mu > 0):
+        raise ValueError(f"SGNHT-matrix: thermostat mass mu must be > 0, got {mu!r}")
+    return SamplingAlgorithm(
+        "SGNHT-matrix", sgnht_matrix_step, np.array([A, mu]), thermostat_kind="matrix",
+        thermostat_init=A if xi0 is None else float(xi0),
+    )
