@@ -6,6 +6,7 @@ Build: ``python -m sphinx -W -b html docs docs/_build/html`` (``tests/test_docs.
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,6 +15,10 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scalable_bayes  # noqa: E402
+
+# autosummary writes a stub per module into _api and never removes one: start from none, so a module that
+# was moved or deleted leaves no stale page behind
+shutil.rmtree(Path(__file__).resolve().parent / "_api", ignore_errors=True)
 
 project = "scalable_bayes"
 author = "the scalable_bayes authors"
