@@ -48,6 +48,22 @@ def test_every_public_name_has_an_api_page(built_site):
     assert not missing, "public names without an API entry: " + ", ".join(missing)
 
 
+LIBRARY = ROOT / "src" / "scalable_bayes"
+DOCTEST_MODULES = sorted(
+    ".".join(p.relative_to(LIBRARY.parent).with_suffix("").parts).removesuffix(".__init__")
+    for p in LIBRARY.rglob("*.py") if ">>> " in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", DOCTEST_MODULES)
+def test_the_examples_in_docstrings_run(name):
+    """Every ``>>>`` example of the library's docstrings runs and prints what it shows."""
+    import doctest
+
+    mod = importlib.import_module(name)
+    res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+    assert res.attempted > 0 and res.failed == 0, f"{name}: {res.failed} of {res.attempted} examples fail"
+
+
 def _code_blocks(page: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
 

@@ -245,6 +245,6 @@ def source_closure(
     >>> src = Path(__file__).resolve().parents[1]
     >>> files = source_closure(modules=["scalable_bayes.rng"], search_path=[src], packages=["scalable_bayes"])
     >>> sorted(f.relative_to(src).as_posix() for f in files)
-    ['scalable_bayes/__init__.py', 'scalable_bayes/rng.py']
+    ['scalable_bayes/__init__.py', 'scalable_bayes/jitcache.py', 'scalable_bayes/rng.py']
     """
     return ImportGraph(search_path, packages).closure(scripts, modules)

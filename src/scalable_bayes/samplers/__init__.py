@@ -12,13 +12,22 @@
   (``samplers/_loop.py``).
 * this package -- the registry of samplers by name (``SAMPLERS``, :func:`make_sampler`).
 
+>>> import numpy as np
 >>> from scalable_bayes import samplers, models
+>>> x = np.random.default_rng(0).normal(1.0, 1.0, size=100)
+>>> model = models.gaussian_known_variance(x)
 >>> alg = samplers.sgnht(A=1.0)
->>> res = samplers.run_chain(alg, models.gaussian_known_variance(x), [0.0], seed=0,
-...                          n_steps=10_000, step_size=0.01, batch_size=10)
->>> many = samplers.run_chains(alg, models.gaussian_known_variance(x), [0.0], seed=0, n_chains=4,
-...                            n_steps=10_000, step_size=0.01, batch_size=10)   # chain 0 == res
->>> az.summary(many.to_inference_data())                                       # r_hat, ess_bulk, ess_tail
+>>> res = samplers.run_chain(alg, model, [0.0], seed=0, n_steps=10_000, step_size=0.01, batch_size=10,
+...                          progress=False)
+>>> res.samples.shape
+(10000, 1)
+>>> many = samplers.run_chains(alg, model, [0.0], seed=0, n_chains=4, n_steps=10_000, step_size=0.01,
+...                            batch_size=10)
+>>> many.samples.shape, bool((many.samples[0] == res.samples).all())   # chain 0 is the single chain
+((4, 10000, 1), True)
+>>> import arviz as az
+>>> "r_hat" in az.summary(many.to_inference_data()).columns
+True
 """
 
 from ..rng import make_key
