@@ -523,3 +523,29 @@ def test_simplex_chain_identical_in_a_second_process_with_the_caches_warm(tmp_pa
         subprocess.run([sys.executable, str(script), str(out)], check=True, env=env, timeout=600)
         outs.append(np.load(out))
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("factory", ["scir", "sgrld"])
+def test_the_serial_twin_draws_the_parallel_chain_and_is_chosen_for_few_blocks(factory):
+    """A model with fewer than SERIAL_BELOW_BLOCKS blocks runs the serial twin of the block-parallel step
+    (compiled once and cached on disk, where a parallel chain compiles in every process); both draw the
+    same chain, block by block from the same keys."""
+    from scalable_bayes.manifolds import GammaSimplex
+    from scalable_bayes.models import Model
+    from scalable_bayes.models.simplex import _count_grad
+    from scalable_bayes.samplers import simplex as S
+
+    alg = getattr(samplers, factory)()
+    parallel, serial = ((S.scir_step, S.scir_step_serial) if factory == "scir"
+                        else (S.sgrld_step, S.sgrld_step_serial))
+    n_blocks, block = 20, 3
+    labels = np.sort(np.random.default_rng(0).integers(0, n_blocks * block, size=400))
+    model = Model("blocks", n_blocks * block, n_data=labels.size, grad_kernel=_count_grad, data=(labels,),
+                  manifold=GammaSimplex(n_blocks, block, 0.5))
+    assert alg.bind(model).kernel is parallel
+    assert alg.bind(models.dirichlet_categorical([5, 0, 3], 0.5)).kernel is serial
+    kw = dict(seed=3, n_steps=300, step_size=0.05, batch_size=40, progress=False)
+    x0 = np.ones(n_blocks * block)
+    a = samplers.run_chain(alg, model, x0, **kw)
+    b = samplers.run_chain(alg._replace(kernel=serial, kernel_for=None), model, x0, **kw)
+    np.testing.assert_array_equal(a.gamma_samples, b.gamma_samples)

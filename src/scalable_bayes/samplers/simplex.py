@@ -22,7 +22,9 @@ Dirichlet prior) to the kernel constants ``hyper``.
 
 Both kernels run the blocks in parallel (Numba ``prange``): per step they take one 64-bit draw from the
 chain's key, and block b draws from the xoroshiro key of the stream (that draw, b, 0)
-(:func:`scalable_bayes.rng.key_from_stream`), so a chain is the same for any thread count. One small
+(:func:`scalable_bayes.rng.key_from_stream`), so a chain is the same for any thread count. Each has a
+serial twin (``scir_step_serial``, ``sgrld_step_serial``) that runs the same blocks one after another and
+so draws the same chain; a model with fewer than ``SERIAL_BELOW_BLOCKS`` blocks is run with it. One small
 array of per-block keys is allocated per step; the loops over entries allocate nothing. They return (NaN, 0).
 """
 
@@ -40,6 +42,18 @@ from ..rng import key_from_stream, next_u64, normal_pair
 from .base import SamplingAlgorithm
 
 
+@njit(cache=True)
+def _scir_block(x, g, hyper, seed, b, block, c, r, kb):
+    """SCIR's CIR transitions of block ``b`` from the key of stream (seed, b, 0) (module docstring)."""
+    key_from_stream(seed, b, 0, kb)
+    for j in range(b * block, (b + 1) * block):
+        a = hyper[1 + j] + g[j]
+        if not (a > 0.0):
+            x[j] = np.nan
+        else:
+            x[j] = cir_transition(kb, x[j], a, c, r)
+
+
 @njit(parallel=True, cache=True)
 def scir_step(x, p, xi, g, key, h, hyper):
     """SCIR, Alg. 1: theta_j <- CIR transition over h with parameter a^_j = alpha_j + n^_j (``g`` = n^).
@@ -55,15 +69,46 @@ def scir_step(x, p, xi, g, key, h, hyper):
     seed = next_u64(key)
     keys = np.empty((nb, 2), np.uint64)
     for b in prange(nb):
-        kb = keys[b]
-        key_from_stream(seed, b, 0, kb)
-        for j in range(b * block, (b + 1) * block):
-            a = hyper[1 + j] + g[j]
-            if not (a > 0.0):
-                x[j] = np.nan
-            else:
-                x[j] = cir_transition(kb, x[j], a, c, r)
+        _scir_block(x, g, hyper, seed, b, block, c, r, keys[b])
     return np.nan, 0.0
+
+
+@njit(cache=True)
+def scir_step_serial(x, p, xi, g, key, h, hyper):
+    """:func:`scir_step` with its blocks one after another: the same draws, so the same chain. For models
+    with few blocks, where a parallel loop only costs compilation (module docstring)."""
+    n = x.shape[0]
+    block = np.int64(hyper[0])
+    nb = n // block
+    c = -math.expm1(-h)
+    r = 1.0 / math.expm1(h)
+    seed = next_u64(key)
+    keys = np.empty((nb, 2), np.uint64)
+    for b in range(nb):
+        _scir_block(x, g, hyper, seed, b, block, c, r, keys[b])
+    return np.nan, 0.0
+
+
+@njit(cache=True)
+def _sgrld_block(x, g, hyper, seed, b, block, h, s2h, kb):
+    """SGRLD's update of block ``b`` from the key of stream (seed, b, 0), omega and n^_b taken before it."""
+    key_from_stream(seed, b, 0, kb)
+    s = b * block
+    tot = 0.0
+    nbk = 0.0
+    for j in range(s, s + block):
+        tot += x[j]
+        nbk += g[j]
+    inv = 1.0 / tot
+    j = s
+    while j < s + block:
+        z0, z1 = normal_pair(kb)
+        t = x[j]
+        x[j] = abs(t + h * (hyper[1 + j] + g[j] - t - t * inv * nbk) + s2h * np.sqrt(t) * z0)
+        if j + 1 < s + block:
+            t = x[j + 1]
+            x[j + 1] = abs(t + h * (hyper[2 + j] + g[j + 1] - t - t * inv * nbk) + s2h * np.sqrt(t) * z1)
+        j += 2
 
 
 @njit(parallel=True, cache=True)
@@ -80,33 +125,45 @@ def sgrld_step(x, p, xi, g, key, h, hyper):
     seed = next_u64(key)
     keys = np.empty((nb, 2), np.uint64)
     for b in prange(nb):
-        kb = keys[b]
-        key_from_stream(seed, b, 0, kb)
-        s = b * block
-        tot = 0.0
-        nbk = 0.0
-        for j in range(s, s + block):
-            tot += x[j]
-            nbk += g[j]
-        inv = 1.0 / tot
-        j = s
-        while j < s + block:
-            z0, z1 = normal_pair(kb)
-            t = x[j]
-            x[j] = abs(t + h * (hyper[1 + j] + g[j] - t - t * inv * nbk) + s2h * np.sqrt(t) * z0)
-            if j + 1 < s + block:
-                t = x[j + 1]
-                x[j + 1] = abs(t + h * (hyper[2 + j] + g[j + 1] - t - t * inv * nbk) + s2h * np.sqrt(t) * z1)
-            j += 2
+        _sgrld_block(x, g, hyper, seed, b, block, h, s2h, keys[b])
     return np.nan, 0.0
+
+
+@njit(cache=True)
+def sgrld_step_serial(x, p, xi, g, key, h, hyper):
+    """:func:`sgrld_step` with its blocks one after another (the same chain; see :func:`scir_step_serial`)."""
+    n = x.shape[0]
+    block = np.int64(hyper[0])
+    nb = n // block
+    s2h = np.sqrt(2.0 * h)
+    seed = next_u64(key)
+    keys = np.empty((nb, 2), np.uint64)
+    for b in range(nb):
+        _sgrld_block(x, g, hyper, seed, b, block, h, s2h, keys[b])
+    return np.nan, 0.0
+
+
+# Below this many blocks a chain runs the serial twin of a step: the parallel loop gains nothing there, and
+# Numba's parallel compilation costs minutes in every process (a loop calling a prange kernel cannot be
+# cached on disk; samplers/_loop.py), where the serial chain is compiled once and loaded afterwards.
+SERIAL_BELOW_BLOCKS = 16
+
+
+def _kernel_for(parallel, serial):
+    def choose(hyper):
+        n_blocks = (hyper.shape[0] - 1) // max(int(hyper[0]), 1)
+        return serial if n_blocks < SERIAL_BELOW_BLOCKS else parallel
+    return choose
 
 
 def scir() -> SamplingAlgorithm:
     """Stochastic Cox-Ingersoll-Ross sampler (SCIR Alg. 1) for models on the gamma-parametrised simplex."""
-    return SamplingAlgorithm("SCIR", scir_step, np.zeros(0), momentum=False, manifold="gamma-simplex")
+    return SamplingAlgorithm("SCIR", scir_step, np.zeros(0), momentum=False, manifold="gamma-simplex",
+                             kernel_for=_kernel_for(scir_step, scir_step_serial))
 
 
 def sgrld() -> SamplingAlgorithm:
     """Stochastic gradient Riemannian Langevin dynamics (Patterson & Teh 2013), expanded-mean
     parametrisation with the mirrored gamma, for models on the gamma-parametrised simplex."""
-    return SamplingAlgorithm("SGRLD", sgrld_step, np.zeros(0), momentum=False, manifold="gamma-simplex")
+    return SamplingAlgorithm("SGRLD", sgrld_step, np.zeros(0), momentum=False, manifold="gamma-simplex",
+                             kernel_for=_kernel_for(sgrld_step, sgrld_step_serial))
