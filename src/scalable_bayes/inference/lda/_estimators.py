@@ -233,10 +233,11 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                 rec = None
                 if every and (it % every == 0 or it == self.max_iter):
                     rec = self._record(it, wall, C.n_tokens, X_heldout, cpu)
-                    logger.debug("%s it %d wall %.3fs %s", self._name, it, wall, rec.get("heldout_ll"))
-                if self.verbose:
-                    ll = "" if rec is None or "heldout_ll" not in rec else f", held-out ll/word: {rec['heldout_ll']:.4f}"
-                    print(f"{self._name} iteration: {it} of max_iter: {self.max_iter}, {wall:.2f}s{ll}")
+                if self.verbose or rec is not None:  # one line per iteration at INFO when verbose
+                    ll = ("" if rec is None or "heldout_ll" not in rec
+                          else f", held-out ll/word: {rec['heldout_ll']:.4f}")
+                    logger.log(logging.INFO if self.verbose else logging.DEBUG,
+                               "%s iteration %d of max_iter %d, %.2fs%s", self._name, it, self.max_iter, wall, ll)
             self.fit_time_ = wall
         self.n_iter_ = self.max_iter
         # components_ is cached in this dict on first access (a new dict: the counts have changed)
@@ -425,7 +426,8 @@ class ESCA(_LDABase):
     random_state : None, int or numpy Generator, default 0
         Seed: document m in iteration t draws from the stream (seed, t, m); the seed used is ``seed_``.
     verbose : int, default 0
-        Print one line per iteration when > 0.
+        Log one line per iteration at INFO level when > 0 (logger ``scalable_bayes.inference.lda._estimators``;
+        ``logging.basicConfig(level=logging.INFO)`` shows it).
     evaluate_every, heldout_sweeps, callbacks :
         Record ``history_`` every ``evaluate_every`` iterations (0: never), scoring ``X_heldout`` by
         document completion with ``heldout_sweeps`` Gibbs sweeps; each callback is called as
