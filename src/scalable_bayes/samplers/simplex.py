@@ -43,6 +43,15 @@ from .base import SamplingAlgorithm
 
 
 @njit(cache=True)
+def _block_keys(x, hyper, key):
+    """What every simplex step needs first: the block size, the number of blocks, the step's one 64-bit draw
+    from the chain's key and an array for the per-block keys (module docstring)."""
+    block = np.int64(hyper[0])
+    nb = x.shape[0] // block
+    return block, nb, next_u64(key), np.empty((nb, 2), np.uint64)
+
+
+@njit(cache=True)
 def _scir_block(x, g, hyper, seed, b, block, c, r, kb):
     """SCIR's CIR transitions of block ``b`` from the key of stream (seed, b, 0) (module docstring)."""
     key_from_stream(seed, b, 0, kb)
@@ -61,13 +70,9 @@ def scir_step(x, p, xi, g, key, h, hyper):
     ``hyper`` = [block_size, alpha_0 .. alpha_{n-1}]. A non-finite or negative a^ yields NaN in x (the
     driver stops with the step number). Blocks in parallel, one key per block (module docstring).
     """
-    n = x.shape[0]
-    block = np.int64(hyper[0])
-    nb = n // block
     c = -math.expm1(-h)
     r = 1.0 / math.expm1(h)
-    seed = next_u64(key)
-    keys = np.empty((nb, 2), np.uint64)
+    block, nb, seed, keys = _block_keys(x, hyper, key)
     for b in prange(nb):
         _scir_block(x, g, hyper, seed, b, block, c, r, keys[b])
     return np.nan, 0.0
@@ -77,13 +82,9 @@ def scir_step(x, p, xi, g, key, h, hyper):
 def scir_step_serial(x, p, xi, g, key, h, hyper):
     """:func:`scir_step` with its blocks one after another: the same draws, so the same chain. For models
     with few blocks, where a parallel loop only costs compilation (module docstring)."""
-    n = x.shape[0]
-    block = np.int64(hyper[0])
-    nb = n // block
     c = -math.expm1(-h)
     r = 1.0 / math.expm1(h)
-    seed = next_u64(key)
-    keys = np.empty((nb, 2), np.uint64)
+    block, nb, seed, keys = _block_keys(x, hyper, key)
     for b in range(nb):
         _scir_block(x, g, hyper, seed, b, block, c, r, keys[b])
     return np.nan, 0.0
@@ -118,12 +119,8 @@ def sgrld_step(x, p, xi, g, key, h, hyper):
     ``hyper`` = [block_size, alpha_0 .. alpha_{n-1}], ``g`` = n^. Each block is updated with its omega and
     n^_b taken before the step. Blocks in parallel, one key per block (module docstring).
     """
-    n = x.shape[0]
-    block = np.int64(hyper[0])
-    nb = n // block
     s2h = np.sqrt(2.0 * h)
-    seed = next_u64(key)
-    keys = np.empty((nb, 2), np.uint64)
+    block, nb, seed, keys = _block_keys(x, hyper, key)
     for b in prange(nb):
         _sgrld_block(x, g, hyper, seed, b, block, h, s2h, keys[b])
     return np.nan, 0.0
@@ -132,12 +129,8 @@ def sgrld_step(x, p, xi, g, key, h, hyper):
 @njit(cache=True)
 def sgrld_step_serial(x, p, xi, g, key, h, hyper):
     """:func:`sgrld_step` with its blocks one after another (the same chain; see :func:`scir_step_serial`)."""
-    n = x.shape[0]
-    block = np.int64(hyper[0])
-    nb = n // block
     s2h = np.sqrt(2.0 * h)
-    seed = next_u64(key)
-    keys = np.empty((nb, 2), np.uint64)
+    block, nb, seed, keys = _block_keys(x, hyper, key)
     for b in range(nb):
         _sgrld_block(x, g, hyper, seed, b, block, h, s2h, keys[b])
     return np.nan, 0.0
