@@ -43,7 +43,7 @@ def test_every_public_name_has_an_api_page(built_site):
             obj = getattr(mod, name)
             if not (callable(obj) or isinstance(obj, type)):
                 continue
-            if f'id="{getattr(obj, "__module__", "")}.{name}"' not in html and f'>{name}<' not in html:
+            if f'id="{getattr(obj, "__module__", "")}.{name}"' not in html:  # its own entry, not a mention
                 missing.append(f"scalable_bayes.{pkg}.{name}")
     assert not missing, "public names without an API entry: " + ", ".join(missing)
 

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 from scipy import special as sps
 
-__all__ = ["log_besseli", "bessel_ratio", "bessel_ratio_perron"]
+__all__ = ["log_besseli", "bessel_ratio", "bessel_ratio_perron", "bessel_ratio_perron_fixed"]
 
 # Debye polynomials u_k(t), A&S 9.3.9-9.3.10 (coefficients of increasing powers of t).
 _U = (

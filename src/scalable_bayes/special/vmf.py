@@ -43,6 +43,7 @@ __all__ = [
     "solve_negentropy_ode",
     "kappa_halley_perron",
     "log_sphere_area",
+    "author_psi0",
     "negentropy_offset",
     "KAPPA_METHODS",
     "NEGENTROPY_METHODS",
