@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from ..rng import rng_from_seed
 from ..special import bessel_ratio, vmf_log_normalizer, vmf_mean_to_kappa
 
 __all__ = ["VonMisesFisher", "sample_vmf"]
@@ -34,10 +35,9 @@ UNIT_TOL = 1e-6  # |norm - 1| accepted for mu and for points passed to logpdf
 
 
 def _as_generator(random_state) -> np.random.Generator:
-    if random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
+    if random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence,
+                                                         np.random.Generator)):
+        return rng_from_seed(random_state)  # the library's seeding; a Generator is used as is
     raise TypeError(f"random_state = {random_state!r}: pass None, an int seed or a numpy.random.Generator")
 
 
