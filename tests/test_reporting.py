@@ -19,3 +19,66 @@ def test_if_fails_joins_the_note_only_when_the_claim_fails(tmp_path):
         c = json.loads((tmp_path / f"{holds}.json").read_text())
         assert "if_fails" not in c and c["note"].endswith("See the study.") == (holds is False)
     assert len(read_claims(sorted(tmp_path.glob("*.json")))) == 3
+
+
+# ---------------------------------------------------------------- verdicts with the run-to-run spread
+
+import pytest  # noqa: E402
+
+from scalable_bayes.reporting import Evidence, Z_SPREAD, collect_claims, combine_verdicts  # noqa: E402
+
+
+@pytest.mark.parametrize("margin, sd, verdict", [
+    (0.5, 0.1, "holds"), (-0.5, 0.1, "fails"), (0.15, 0.1, "undecided"), (-0.15, 0.1, "undecided"),
+    (1e-12, 0.0, "holds"), (-1e-12, 0.0, "fails"),
+])
+def test_evidence_verdict_is_the_margin_against_two_run_to_run_sds(margin, sd, verdict):
+    assert Z_SPREAD == 2.0
+    assert Evidence("gap (nats)", margin, sd, "seeds").verdict == verdict
+
+
+def test_a_claim_holds_only_if_every_comparison_holds_and_fails_if_one_fails():
+    assert combine_verdicts(["holds", "holds"]) == "holds"
+    assert combine_verdicts(["holds", "undecided"]) == "undecided"
+    assert combine_verdicts(["undecided", "fails", "holds"]) == "fails"
+    assert combine_verdicts([]) == "not checked"
+    with pytest.raises(ValueError, match="unknown verdicts"):
+        combine_verdicts(["maybe"])
+
+
+def _ev_claim(*margins, holds=None):
+    return Claim(id="X-Fig2", paper="x", claim="c", measured="m", holds=holds, scale="quick",
+                 evidence=tuple(Evidence(f"e{i}", m, 0.1, "two seed sets") for i, m in enumerate(margins)),
+                 if_fails="See the study.")
+
+
+def test_evidence_decides_the_claim_and_a_contradicting_holds_is_an_error(tmp_path):
+    assert (_ev_claim(1.0).verdict, _ev_claim(1.0).holds) == ("holds", True)
+    assert (_ev_claim(1.0, -1.0).verdict, _ev_claim(1.0, -1.0).holds) == ("fails", False)
+    assert (_ev_claim(1.0, 0.1).verdict, _ev_claim(1.0, 0.1).holds) == ("undecided", None)
+    assert _ev_claim(1.0, holds=True).verdict == "holds"
+    with pytest.raises(ValueError, match="contradicts its evidence"):
+        _ev_claim(0.1, holds=True)
+    with pytest.raises(ValueError, match="margin is NaN"):
+        Evidence("x", float("nan"), 0.1, "seeds")
+    with pytest.raises(ValueError, match="sd must be finite"):
+        Evidence("x", 1.0, -0.1, "seeds")
+    # an undecided claim says where its deciding experiment is, as a failing one does
+    assert _ev_claim(0.1).as_dict()["note"] == "See the study."
+    # the claim file and the claims table carry the verdict and the margins
+    for i, ms in enumerate([(1.0,), (1.0, -1.0), (0.1,)]):
+        c = write_claim(tmp_path / f"c{i}.json", _ev_claim(*ms))
+        assert c["verdict"] == ["holds", "fails", "undecided"][i]
+        assert [e["margin"] for e in c["evidence"]] == list(ms)
+    write_claim(tmp_path / "old.json", id="X-Tab1", paper="x", claim="c", measured="m", holds=None, scale="quick")
+    df = collect_claims(sorted(tmp_path.glob("*.json")), tmp_path / "claims.md", "quick")
+    md = (tmp_path / "claims.md").read_text()
+    assert "4 claims, 1 hold, 1 do not hold, 1 undecided at this scale, 1 not checked" in md
+    assert "*undecided at this scale* (e0: 0.1 ± 0.2)" in md
+    assert sorted(df["verdict"]) == ["fails", "holds", "not checked", "undecided"]
+
+
+def test_claim_files_without_a_verdict_key_are_read_as_two_valued(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps(dict(id="X-Fig1", paper="x", claim="c", measured="m", holds=False,
+                                                     scale="quick")))
+    assert read_claims([tmp_path / "a.json"])["verdict"].tolist() == ["fails"]

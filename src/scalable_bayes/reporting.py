@@ -1,14 +1,34 @@
 """Claims: each figure/table rule states the paper's claim, what this run measured, and whether it holds.
 
-A claim file is JSON with keys ``id``, ``paper``, ``claim``, ``measured``, ``holds``, ``scale`` and
-optionally ``paper_value``, ``details`` and ``note``. :func:`collect_claims` turns a set of them into
-``results/claims.md``.
+A claim file is JSON with keys ``id``, ``paper``, ``claim``, ``measured``, ``holds``, ``verdict``,
+``scale`` and optionally ``paper_value``, ``details``, ``evidence`` and ``note``.
+:func:`collect_claims` turns a set of them into ``results/claims.md``.
+
+Verdicts with the run-to-run spread in them
+-------------------------------------------
+A measured effect varies between independent runs (other seeds, other subsamples). A verdict that
+compares one run's effect with a threshold flips between runs when the effect sits within its own
+spread of the threshold. So a checked claim carries its :class:`Evidence`: for each comparison it
+makes, the *margin* (the effect minus the threshold, signed so that a positive margin supports the
+claim) and the *sd* of that margin between independent runs, measured (from the claim's own seeds
+where it has several, from a second seed set where it has one; ``sd_from`` says which). With
+``Z_SPREAD = 2``:
+
+* ``holds`` when every margin exceeds ``Z_SPREAD * sd``,
+* ``fails`` when some margin is below ``-Z_SPREAD * sd``,
+* ``undecided`` (at this scale) otherwise: the effect is within its spread of the threshold, and
+  another replication could go either way.
+
+A deterministic comparison (an analytic identity, a static figure) has ``sd = 0`` and says so in
+``sd_from``. ``holds`` stays in every claim file (True / False / None) for readers of the old format;
+``verdict`` is one of :data:`VERDICTS`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from pathlib import Path
 from dataclasses import asdict, dataclass, field
@@ -22,6 +42,96 @@ logger = logging.getLogger(__name__)
 
 CLAIM_KEYS = ("id", "paper", "claim", "measured", "holds", "scale")
 
+#: The four verdicts of a claim file. ``undecided`` is "undecided at this scale": the effect lies
+#: within ``Z_SPREAD`` run-to-run sds of its threshold.
+VERDICTS = ("holds", "fails", "undecided", "not checked")
+
+#: A margin decides a verdict when it is more than this many run-to-run sds away from zero. Two sds:
+#: for a normal margin, a claim that holds in one run fails in an independent run only if the effect
+#: moves by more than 4 sds.
+Z_SPREAD = 2.0
+
+_HOLDS_OF = {"holds": True, "fails": False, "undecided": None, "not checked": None}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One comparison a claim makes, with its run-to-run spread.
+
+    Parameters
+    ----------
+    name : str
+        What is compared, in words with the unit, e.g. ``"SGGMC below VI (nats)"``.
+    margin : float
+        The measured effect minus the threshold, signed so that a positive margin supports the claim.
+    sd : float
+        Standard deviation of ``margin`` between independent runs of the same configuration with other
+        seeds, measured (never assumed); 0 for a deterministic comparison.
+    sd_from : str
+        How ``sd`` was measured, e.g. ``"sd of the 5 seeds' gaps / sqrt(5)"``, ``"two seed sets"``,
+        ``"deterministic"``.
+    """
+
+    name: str
+    margin: float
+    sd: float
+    sd_from: str
+
+    def __post_init__(self):
+        m, sd = float(self.margin), float(self.sd)
+        if math.isnan(m):
+            raise ValueError(f"Evidence {self.name!r}: margin is NaN; a comparison that cannot be made is no evidence "
+                             "(leave it out and say why in the claim's note)")
+        if not (sd >= 0.0) or math.isinf(sd):
+            raise ValueError(f"Evidence {self.name!r}: sd must be finite and >= 0, got {self.sd!r}")
+        object.__setattr__(self, "margin", m)
+        object.__setattr__(self, "sd", sd)
+
+    @property
+    def verdict(self) -> str:
+        """``holds`` / ``fails`` / ``undecided`` for this comparison alone (see the module docstring)."""
+        band = Z_SPREAD * self.sd
+        if self.margin > band:
+            return "holds"
+        if self.margin < -band:
+            return "fails"
+        return "undecided"
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "margin": self.margin, "sd": self.sd, "sd_from": self.sd_from,
+                "verdict": self.verdict}
+
+
+def combine_verdicts(verdicts: Iterable[str]) -> str:
+    """The verdict of a claim made of several comparisons: ``fails`` if one fails, ``holds`` if all hold,
+    ``undecided`` otherwise (``not checked`` for none)."""
+    vs = list(verdicts)
+    bad = [v for v in vs if v not in VERDICTS[:3]]
+    if bad:
+        raise ValueError(f"unknown verdicts {bad}; expected one of {VERDICTS[:3]}")
+    if not vs:
+        return "not checked"
+    if "fails" in vs:
+        return "fails"
+    if all(v == "holds" for v in vs):
+        return "holds"
+    return "undecided"
+
+
+def _verdict_of(holds, evidence, where: str) -> str:
+    """A claim's verdict from its evidence, or from ``holds`` when it has none; a ``holds`` that
+    contradicts the evidence is an error in the check."""
+    if not evidence:
+        if holds is not None and not isinstance(holds, (bool,)):
+            holds = bool(holds)
+        return {True: "holds", False: "fails", None: "not checked"}[holds]
+    v = combine_verdicts(e.verdict for e in evidence)
+    if holds is not None and _HOLDS_OF[v] is not bool(holds):
+        raise ValueError(f"{where}: holds={holds!r} contradicts its evidence (verdict {v!r}: "
+                         + "; ".join(f"{e.name}: margin {e.margin:.4g}, sd {e.sd:.3g}" for e in evidence)
+                         + "); pass holds=None and let the evidence decide")
+    return v
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -34,10 +144,16 @@ class Claim:
     claim : the paper's claim in one sentence.
     measured : what this run measured, in words with the numbers.
     holds : True/False, or None when the claim cannot be checked at this scale (``note`` says why).
+        With ``evidence``, pass None: the evidence decides (True for ``holds``, False for ``fails``,
+        None for ``undecided``), and a ``holds`` that contradicts it is a ValueError.
     scale : the config profile (``smoke``, ``quick``, ``paper``) plus every departure from the paper.
     paper_value, details, note : optional; ``details`` is JSON-serialisable.
     if_fails : optional; where a failing claim's deciding experiment and its finding are written. Joined to
-        ``note`` when ``holds`` is False (the claim file then says where to look), dropped otherwise.
+        ``note`` when the claim fails or is undecided (the claim file then says where to look), dropped
+        otherwise.
+    evidence : the comparisons the verdict rests on, each with its margin and run-to-run sd
+        (:class:`Evidence`); empty for a claim checked without a spread (static items).
+    verdict : derived, one of :data:`VERDICTS`.
     """
 
     id: str
@@ -50,12 +166,27 @@ class Claim:
     details: Mapping[str, Any] | None = field(default=None)
     note: str | None = None
     if_fails: str | None = None
+    evidence: tuple = ()
+    verdict: str = field(default="", init=False)
+
+    def __post_init__(self):
+        ev = tuple(self.evidence or ())
+        for e in ev:
+            if not isinstance(e, Evidence):
+                raise TypeError(f"{self.id}: evidence items must be scalable_bayes.reporting.Evidence, got {type(e)}")
+        v = _verdict_of(self.holds, ev, self.id)
+        object.__setattr__(self, "evidence", ev)
+        object.__setattr__(self, "verdict", v)
+        object.__setattr__(self, "holds", _HOLDS_OF[v] if ev else (None if self.holds is None else bool(self.holds)))
 
     def as_dict(self) -> dict:
-        """The claim file's fields (:func:`write_claim`): ``if_fails`` joined to the note when the claim fails."""
+        """The claim file's fields (:func:`write_claim`): ``if_fails`` joined to the note when the claim fails
+        or is undecided."""
         d = asdict(self)
         extra = d.pop("if_fails")
-        if extra and self.holds is False:
+        d.pop("verdict")
+        d["evidence"] = [e.as_dict() for e in self.evidence]
+        if extra and self.verdict in ("fails", "undecided"):
             d["note"] = f"{d['note']} {extra}" if d["note"] else extra
         return d
 
@@ -74,6 +205,7 @@ def write_claim(
     paper_value: str | None = None,
     details: Mapping[str, Any] | None = None,
     note: str | None = None,
+    evidence: Iterable[Mapping[str, Any] | Evidence] | None = None,
 ) -> dict:
     """Write one claim file atomically and return its content.
 
@@ -85,24 +217,31 @@ def write_claim(
     paper : paper key (``vmf``, ``sgnht``, ``sggmc``, ``scir``, ``esca``, ``data``).
     claim : the paper's claim in one sentence.
     measured : what this run measured, in words with the numbers.
-    holds : True/False, or None when the claim cannot be checked at this scale (say why in ``note``).
+    holds : True/False, or None when the claim cannot be checked at this scale (say why in ``note``);
+        None when ``evidence`` decides.
     scale : ``"smoke"``, ``"quick"`` or ``"paper"``, plus any scaling-down in words.
+    evidence : :class:`Evidence` items (or their ``as_dict()``); the verdict follows from them.
     """
     if claim_obj is not None:
         return write_claim(path, **claim_obj.as_dict())
     missing = [k for k, v in dict(id=id, paper=paper, claim=claim, measured=measured, scale=scale).items() if v is None]
     if missing:
         raise TypeError(f"write_claim: missing claim fields {missing}")
-    if holds is not None and not isinstance(holds, bool):
-        holds = bool(holds)
+    ev = tuple(e if isinstance(e, Evidence) else Evidence(e["name"], e["margin"], e["sd"], e["sd_from"])
+               for e in (evidence or ()))
+    verdict = _verdict_of(holds, ev, str(id))
+    holds = _HOLDS_OF[verdict] if ev else (None if holds is None else bool(holds))
     content = {
         "id": id,
         "paper": paper,
         "claim": claim,
         "measured": measured,
         "holds": holds,
+        "verdict": verdict,
         "scale": scale,
     }
+    if ev:
+        content["evidence"] = [e.as_dict() for e in ev]
     if paper_value is not None:
         content["paper_value"] = paper_value
     if details:
@@ -110,7 +249,7 @@ def write_claim(
     if note:
         content["note"] = note
     write_json_atomic(path, content)
-    logger.info("claim %s: holds=%s (%s)", id, holds, measured)
+    logger.info("claim %s: %s (%s)", id, verdict, measured)
     return content
 
 
@@ -122,26 +261,31 @@ def read_claims(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
         missing = [k for k in CLAIM_KEYS if k not in c]
         if missing:
             raise ValueError(f"claim file {p} lacks keys {missing}; write it with scalable_bayes.reporting.write_claim")
+        if "verdict" not in c:  # claim files written before verdicts had three values
+            c["verdict"] = {True: "holds", False: "fails", None: "not checked"}[c["holds"]]
+        if c["verdict"] not in VERDICTS:
+            raise ValueError(f"claim file {p}: verdict {c['verdict']!r} is not one of {VERDICTS}")
         rows.append(c)
-    df = pd.DataFrame(rows, columns=list(CLAIM_KEYS) + ["paper_value", "note"])
+    df = pd.DataFrame(rows, columns=list(CLAIM_KEYS) + ["verdict", "paper_value", "note", "evidence"])
     return df.sort_values(["paper", "id"], kind="stable").reset_index(drop=True)
 
 
 def collect_claims(paths: Iterable[str | os.PathLike], out_md: str | os.PathLike, profile: str) -> pd.DataFrame:
     """Write ``results/claims.md``: one table per paper plus a summary line."""
     df = read_claims(paths)
-    verdict = {True: "holds", False: "**does not hold**", None: "not checked"}
     lines = [
         "# Claims checked by this run",
         "",
         f"Config profile: `{profile}`. Generated by the `claims` rule from `results/*/claims/*.json`;",
-        "do not edit by hand. `holds` compares the measured value with the paper's claim at this scale.",
+        "do not edit by hand. The verdict compares the measured value with the paper's claim at this scale:",
+        f"a claim holds when each of its margins clears its threshold by more than {Z_SPREAD:g} run-to-run sds,",
+        "fails when one misses by more, and is undecided at this scale otherwise (margins and sds in the",
+        "verdict column; how each sd was measured in the claim file's `evidence`).",
         "",
     ]
-    n_hold = int((df["holds"] == True).sum())  # noqa: E712
-    n_fail = int((df["holds"] == False).sum())  # noqa: E712
-    n_na = len(df) - n_hold - n_fail
-    lines.append(f"Summary: {len(df)} claims, {n_hold} hold, {n_fail} do not hold, {n_na} not checked.")
+    counts = {v: int((df["verdict"] == v).sum()) for v in VERDICTS}
+    lines.append(f"Summary: {len(df)} claims, {counts['holds']} hold, {counts['fails']} do not hold, "
+                 f"{counts['undecided']} undecided at this scale, {counts['not checked']} not checked.")
     lines.append("")
     for paper, sub in df.groupby("paper", sort=True):
         lines.append(f"## {paper}")
@@ -151,12 +295,22 @@ def collect_claims(paths: Iterable[str | os.PathLike], out_md: str | os.PathLike
                 "id": sub["id"],
                 "claim": sub["claim"],
                 "measured": sub["measured"],
-                "paper": sub["paper_value"].fillna(""),
-                "verdict": [verdict[h if h in (True, False) else None] for h in sub["holds"]],
+                "paper": sub["paper_value"].astype(object).fillna(""),
+                "verdict": [_verdict_cell(v, ev) for v, ev in zip(sub["verdict"], sub["evidence"])],
                 "scale": sub["scale"],
-                "note": sub["note"].fillna(""),
+                "note": sub["note"].astype(object).fillna(""),
             }
         )
         lines.append(dataframe_to_markdown(table))
     write_text_atomic(out_md, "\n".join(lines))
     return df
+
+
+def _verdict_cell(verdict: str, evidence) -> str:
+    """The claims table's verdict: the word, plus each non-deterministic margin as ``m ± 2 sd``."""
+    word = {"holds": "holds", "fails": "**does not hold**", "undecided": "*undecided at this scale*",
+            "not checked": "not checked"}[verdict]
+    if not isinstance(evidence, list):
+        return word
+    parts = [f"{e['name']}: {e['margin']:.3g} ± {Z_SPREAD * e['sd']:.2g}" for e in evidence if e["sd"] > 0]
+    return word + (" (" + "; ".join(parts) + ")" if parts else "")
