@@ -40,6 +40,10 @@ Methods (``method=``):
   rho_t = vi_step ((tau0 + 1) / (tau0 + t))^stovi_kappa (Robbins-Monro decay of Hoffman et al.'s
   (tau0 + t)^-kappa, scaled so that the first step is ``vi_step`` radians).
 
+**Where the pieces are.** This module holds the estimator, its validation and the sampling steps; the VI /
+StoVI steps are in :mod:`scalable_bayes.inference._sam_variational`, the held-out scores in
+:mod:`scalable_bayes.evaluation.sam`, the model's kernels in :mod:`scalable_bayes.models.sam`.
+
 **Clock and trace.** ``history_`` (a list of dicts; ``trace_`` is the same as a pandas DataFrame) records
 per checkpoint the iteration, the sampler's wall time and process CPU time (evaluation excluded), the
 log-perplexity on ``X_test`` (if given) and its Monte Carlo standard error, and the number of topic samples it averages over. Sampling methods average over the
@@ -53,7 +57,7 @@ log-perplexity = -(1/D_test) sum_d log pi(v_d | {beta^(m)}) (lower is better); s
 method per document (independent draws across documents). At the paper's concentrations the prior draws
 rarely reach the narrow theta posterior and this estimate is biased by hundreds to thousands of nats;
 ``log_perplexity(estimator="importance")`` estimates the same quantity by importance sampling
-(:func:`importance_log_lik`, ours), which converges there.
+(:func:`scalable_bayes.evaluation.sam.importance_log_lik`, ours), which converges there.
 
 **Threads and seeds.** Per-document theta chains run in Numba ``prange`` with a key per (iteration, document)
 (``rng.key_from_stream``), the topic-gradient kernels are parallel over topics with a fixed summation order,
@@ -82,18 +86,19 @@ import time
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from scipy.special import gammaln, polygamma, psi
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_array, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..evaluation.sam import importance_log_lik, prior_draw_log_perplexity
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..models import sam as M
 from ..samplers.geodesic import XI_EPS_MAX, max_eps_c, max_step_on_sphere, sampled_temperature, sg_geodesic_step
 from ..rng import fill_normal, make_key, resolve_seed, rng_from_seed, uniform
 from ..special import bessel_ratio, vmf_log_normalizer
 from .._optional import require
+from . import _sam_variational as _vi
 from ..utils import numba_threads
 
 logger = logging.getLogger(__name__)
@@ -618,9 +623,9 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
             self._draw_thetas(it, docs, 2 if it == 1 else 1, 1, 1)
             self._gmc_beta(docs)
         elif meth == "vi":
-            self._vi_step(it, full=True)
+            _vi.vi_step(self, it, full=True)
         else:
-            self._vi_step(it, full=False)
+            _vi.vi_step(self, it, full=False)
 
     def _sg_step(self, it):
         """One outer iteration of SGGMC Alg. 3 with Alg. 1 (sggmc) or Alg. 2 (gsgnht): theta samples for
@@ -677,111 +682,6 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
             self._n_beta_acc += 1
         self.accept_rate_ = self._n_beta_acc / self._n_beta_prop
 
-    # ------------------------------------------------------------------ VI / StoVI (ours, see module doc)
-    def _vi_local(self, gam, B, G, n_steps):
-        """Gradient ascent on log gamma of ELBO_d = -KL(Dir(gamma_d)||Dir(alpha)) + kappa f_d(gamma_d) for
-        every row, with per-row adaptive steps; returns gamma and the per-row objective."""
-        alpha = self._cfg["alpha"]
-        kappa = float(self.kappa)
-        lam = np.log(gam)
-        obj, g = _vi_local_obj(np.exp(lam), B, G, alpha, kappa)
-        step = np.full(gam.shape[0], 0.1)
-        for _t in range(n_steps):
-            trial = np.clip(lam + step[:, None] * g * np.exp(lam), -7.0, 14.0)
-            o2, g2 = _vi_local_obj(np.exp(trial), B, G, alpha, kappa)
-            up = o2 >= obj
-            lam[up] = trial[up]
-            obj[up] = o2[up]
-            g[up] = g2[up]
-            step = np.where(up, step * 1.5, step * 0.5)
-        return np.exp(lam), obj
-
-    def _vi_init_gamma(self, docs, B, G):
-        K = self._cfg["K"]
-        alpha = self._cfg["alpha"]
-        Ginv = np.linalg.pinv(G, rcond=1e-10)
-        th = np.zeros(K)
-        out = np.empty((docs.shape[0], K))
-        for s in range(docs.shape[0]):
-            M.theta_init(B[s], Ginv, K, self._cfg["floor"], th)
-            out[s] = np.maximum(alpha.sum() * th, alpha / 10.0)
-        return out
-
-    def _vi_beta_grad(self, beta, docs, gam, B, G, scale):
-        """Euclidean gradient (flat K*V) of the ELBO w.r.t. the topics: ``scale`` (kappa D / S) times the
-        gradient of sum_{d in batch} v_d' rho_d, plus that of -log c_V(||mbar||) (eq. 9), +sigma A_V mbar/||mbar||."""
-        K, V = self._cfg["K"], self.n_features_in_
-        g0 = gam.sum(axis=1, keepdims=True)
-        e = gam / g0
-        lin = (e * B).sum(axis=1)
-        den = g0[:, 0] * (g0[:, 0] + 1.0)
-        q = (np.einsum("sk,kj,sj->s", gam, G, gam) + (gam * np.diag(G)[None, :]).sum(axis=1)) / den
-        q = np.maximum(q, M.TINY_NORM ** 2)
-        sq = np.sqrt(q)
-        Xb = self._X[docs]
-        coef = e / sq[:, None]
-        grad = np.asarray(Xb.T @ coef).T
-        w = lin / (q * sq) / den
-        Mkj = np.einsum("s,sk,sj->kj", w, gam, gam) + np.diag((w[:, None] * gam).sum(axis=0))
-        grad = scale * (np.asarray(grad) - Mkj @ beta.reshape(K, V))
-        flat = -grad.ravel()  # the gradient of the negative ELBO ...
-        self._prior_grad(beta, flat)  # ... plus grad log c_V(||mbar||) = -sigma A mbar/||mbar||
-        return -flat
-
-    def _elbo(self, beta, docs, gam):
-        K, V = self._cfg["K"], self.n_features_in_
-        G = np.zeros((K, K))
-        M.gram(beta, K, V, G)
-        B = np.zeros((docs.shape[0], K))
-        ip, ix, dt = self._csr
-        M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
-        obj, _ = _vi_local_obj(gam, B, G, self._cfg["alpha"], float(self.kappa))
-        return float(obj.sum()) - self._log_cv_mbar(beta)
-
-    def _vi_step(self, it, full):
-        cfg = self._cfg
-        K, V = cfg["K"], self.n_features_in_
-        D = self._X.shape[0]
-        docs = self._batch() if not full else np.arange(D, dtype=np.int64)
-        S = docs.shape[0]
-        B = np.zeros((S, K))
-        self._summaries(self._beta, docs, B)
-        G = self._G.copy()
-        if full:
-            if self._gam is None:
-                self._gam = self._vi_init_gamma(docs, B, G)
-            gam, _ = self._vi_local(self._gam, B, G, int(self.vi_local_steps))
-            self._gam = gam
-        else:
-            gam, _ = self._vi_local(self._vi_init_gamma(docs, B, G), B, G, int(self.vi_local_steps))
-        g = self._vi_beta_grad(self._beta, docs, gam, B, G, float(self.kappa) * D / S)
-        gk = g.reshape(K, V).copy()
-        bk = self._beta.reshape(K, V)
-        gk -= (gk * bk).sum(axis=1, keepdims=True) * bk
-        gn = np.linalg.norm(gk, axis=1, keepdims=True)
-        dirn = np.where(gn > 0, gk / np.where(gn > 0, gn, 1.0), 0.0)
-
-        def moved(eta):
-            nb = bk + eta * dirn
-            return (nb / np.linalg.norm(nb, axis=1, keepdims=True)).ravel()
-
-        if full:
-            e0 = self._elbo(self._beta, docs, gam)
-            eta = self._vi_eta
-            for _ in range(20):
-                cand = moved(eta)
-                if self._elbo(cand, docs, gam) >= e0:
-                    self._beta = cand
-                    self._vi_eta = min(eta * 1.2, 1.0)
-                    break
-                eta *= 0.5
-            else:
-                self._vi_eta = eta
-            self.elbo_ = e0
-        else:
-            tau0 = float(self.stovi_tau0)
-            self._beta = moved(float(self.vi_step) * ((tau0 + 1.0) / (tau0 + it)) ** float(self.stovi_kappa))
-
     # ------------------------------------------------------------------ samples and scores
     def _record_sample(self):
         """Keep the current topics in a buffer of max_samples rows of ``samples_dtype`` (allocated at the first
@@ -820,7 +720,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
             rec["accept_rate"] = self.accept_rate_
         if X_test is not None:
             S = self._current_samples()
-            lp, se = _log_perplexity(S, X_test, self._cfg["alpha"], float(self.kappa), self._log_cv_kappa,
+            lp, se = prior_draw_log_perplexity(S, X_test, self._cfg["alpha"], float(self.kappa), self._log_cv_kappa,
                                      int(self.n_prior_draws), self.seed_)
             rec.update(log_perplexity=lp, log_perplexity_se=se, n_samples=S.shape[0])
         return rec
@@ -844,7 +744,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         ``estimator="prior"`` (SGGMC Sec. 5.3; module docstring): ``n_prior_draws`` Dirichlet prior draws per
         document. ``estimator="importance"`` (ours, a check of the paper's estimator): ``n_prior_draws``
         draws per document and topic sample from a defensive mixture fitted to each document's theta
-        posterior (:func:`importance_log_lik`); it converges where the prior draws do not (large kappa).
+        posterior (:func:`scalable_bayes.evaluation.sam.importance_log_lik`); it converges where the prior draws do not (large kappa).
         ``max_topic_samples``: average over at most this many of the kept samples, evenly spaced (the first and
         the last included). With ``return_se`` also the Monte Carlo standard error (delta method); with
         ``return_diagnostics`` (importance only) a dict of the effective sample sizes as well."""
@@ -864,7 +764,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         diag = None
         with numba_threads(self.n_threads):
             if estimator == "prior":
-                lp, se = _log_perplexity(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed)
+                lp, se = prior_draw_log_perplexity(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed)
             else:
                 logp, se_d, diag = importance_log_lik(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed,
                                                       floor=self._cfg["floor"])
@@ -938,229 +838,3 @@ def _warm_up(method, n_threads):
     SphericalAdmixture(2, method, kappa=5.0, sigma=2.0, kappa0=2.0, alpha=1.5, batch_size=2, n_theta_samples=2,
                        n_iter=2, n_threads=n_threads, seed=0, burn_in=0, evaluate_every=1,
                        n_prior_draws=3).fit(X, X).transform(X, n_samples=2)
-
-
-def _vi_local_obj(gam, B, G, alpha, kappa):
-    """Per row: -KL(Dir(gamma)||Dir(alpha)) + kappa f(gamma) with f = E[theta]'b / sqrt(E||beta theta||^2)
-    (Reisinger et al.'s approximation of E[v'vbar]); and its gradient w.r.t. gamma."""
-    g0 = gam.sum(axis=1)
-    a0 = alpha.sum()
-    dg = psi(gam) - psi(g0)[:, None]
-    kl = (gammaln(g0) - gammaln(gam).sum(axis=1) - gammaln(a0) + gammaln(alpha).sum()
-          + ((gam - alpha[None, :]) * dg).sum(axis=1))
-    dkl = (gam - alpha[None, :]) * polygamma(1, gam) - (polygamma(1, g0) * (g0 - a0))[:, None]
-    Gg = gam @ G
-    diag = np.diag(G)[None, :]
-    den = g0 * (g0 + 1.0)
-    qn = (gam * Gg).sum(axis=1) + (gam * diag).sum(axis=1)
-    q = np.maximum(qn / den, M.TINY_NORM ** 2)
-    lin = (gam * B).sum(axis=1) / g0
-    sq = np.sqrt(q)
-    f = lin / sq
-    dlin = B / g0[:, None] - (lin / g0)[:, None]
-    dq = (2.0 * Gg + diag) / den[:, None] - (q * (2.0 * g0 + 1.0) / den)[:, None]
-    df = dlin / sq[:, None] - (lin / (2.0 * q * sq))[:, None] * dq
-    return -kl + kappa * f, -dkl + kappa * df
-
-
-IS_T_DOF = 5.0        # degrees of freedom of the Student-t proposal
-IS_T_SCALE = 1.5      # its scale matrix: IS_T_SCALE x the inverse negative Hessian at the mode
-IS_PRIOR_WEIGHT = 0.1  # weight of the prior in the defensive mixture
-
-
-def _alr_newton(B, G, alpha, kappa, floor, n_steps=50):
-    """Mode and Hessian of L(z) = sum_k alpha_k log theta_k + kappa f(theta), theta = softmax(z, 0), per row of B,
-    by damped Newton steps (ours). z are the additive log-ratios log(theta_k / theta_K), k < K; L is the log
-    of the theta posterior in z (the Dirichlet's alpha_k - 1 plus the softmax Jacobian's 1), up to constants.
-    f = theta'b / sqrt(theta'G theta). Returns (z (D, K-1), -Hessian (D, K-1, K-1), L at the mode)."""
-    D, K = B.shape
-    th0 = np.zeros(K)
-    Ginv = np.linalg.pinv(G, rcond=1e-10)
-    z = np.empty((D, K - 1))
-    for d in range(D):
-        M.theta_init(B[d], Ginv, K, floor, th0)
-        t = np.maximum(th0, floor)
-        z[d] = np.log(t[:-1]) - math.log(t[-1])
-
-    def theta_of(z):
-        zz = np.concatenate([z, np.zeros((z.shape[0], 1))], axis=1)
-        zz -= zz.max(axis=1, keepdims=True)
-        logth = zz - np.log(np.exp(zz).sum(axis=1, keepdims=True))
-        return np.exp(logth), logth
-
-    def value(z, rows):
-        th, logth = theta_of(z)
-        lin = (th * B[rows]).sum(axis=1)
-        q = np.maximum(((th @ G) * th).sum(axis=1), M.TINY_NORM ** 2)
-        return logth @ alpha + kappa * lin / np.sqrt(q)
-
-    def grad_hess(z, rows):
-        th, _ = theta_of(z)
-        Br = B[rows]
-        lin = (th * Br).sum(axis=1)
-        Gt = th @ G
-        q = np.maximum((th * Gt).sum(axis=1), M.TINY_NORM ** 2)
-        sq = np.sqrt(q)
-        # gradient and Hessian of f in theta
-        gf = Br / sq[:, None] - (lin / (q * sq))[:, None] * Gt
-        Hf = (-(Br[:, :, None] * Gt[:, None, :] + Gt[:, :, None] * Br[:, None, :]) / (q * sq)[:, None, None]
-              - (lin / (q * sq))[:, None, None] * G[None] + (3.0 * lin / (q * q * sq))[:, None, None]
-              * Gt[:, :, None] * Gt[:, None, :])
-        g = kappa * gf
-        gbar = (th * g).sum(axis=1, keepdims=True)
-        u = th * (g - gbar)                      # J' g (J = d theta / d z, all K columns)
-        Jm = -th[:, :, None] * th[:, None, :]
-        idx = np.arange(K)
-        Jm[:, idx, idx] += th                    # J = diag(theta) - theta theta'
-        a0 = alpha.sum()
-        grad = (alpha[None, :] - a0 * th + u)[:, :-1]
-        H = Jm @ (kappa * Hf) @ Jm               # J' Hf J (J symmetric); batched matrix products
-        H[:, idx, idx] += u
-        H -= u[:, :, None] * th[:, None, :] + th[:, :, None] * u[:, None, :]
-        H -= a0 * Jm
-        return grad, H[:, :-1, :-1]
-
-    allr = np.arange(D)
-    val = value(z, allr)
-    grad, H = grad_hess(z, allr)
-    eye = np.eye(K - 1)
-    active = allr.copy()  # rows whose Newton decrement is still above the tolerance
-    for _ in range(n_steps):
-        neg = -H[active]
-        # where -H is not positive definite (far from the mode) add a ridge that makes it so
-        lo = np.linalg.eigvalsh(neg)[:, 0]
-        scale = np.abs(np.diagonal(neg, axis1=1, axis2=2)).max(axis=1) + 1.0
-        ridge = np.where(lo > 1e-8 * scale, 0.0, 1e-6 * scale - lo)
-        step = np.linalg.solve(neg + ridge[:, None, None] * eye[None], grad[active][..., None])[..., 0]
-        decrement = (step * grad[active]).sum(axis=1)  # Newton decrement^2: the predicted gain x 2
-        conv = decrement < 1e-10
-        active, step = active[~conv], step[~conv]
-        if not active.size:
-            break
-        t = np.ones(active.size)
-        pending = np.ones(active.size, dtype=bool)
-        for _ls in range(40):  # backtracking: accept the first step that does not lower L
-            rows = active[pending]
-            trial = z[rows] + t[pending, None] * step[pending]
-            v2 = value(trial, rows)
-            ok = v2 >= val[rows] - 1e-12 * np.abs(val[rows])
-            z[rows[ok]], val[rows[ok]] = trial[ok], v2[ok]
-            idx_p = np.flatnonzero(pending)
-            pending[idx_p[ok]] = False
-            if not pending.any():
-                break
-            t[pending] *= 0.5
-        moved = active[~pending]
-        if moved.size:
-            g2, H2 = grad_hess(z[moved], moved)
-            grad[moved], H[moved] = g2, H2
-        active = active[~pending]  # rows where no step was accepted are at the mode to rounding
-    return z, -H, val
-
-
-def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, floor, chunk=64):
-    """log pi(v_d | {beta^(m)}) = log (1/M) sum_m integral c_V(kappa) exp(kappa v_d'vbar(beta^(m), theta))
-    Dir(theta; alpha) dtheta per row of ``X_test`` by importance sampling (ours; the quantity of SGGMC Sec. 5.3,
-    a different estimator).
-
-    Why: at the paper's concentrations (kappa = 2e4-3e4) the posterior of theta_d is far narrower than the
-    prior, so Sec. 5.3's prior draws almost never land where the likelihood is: the estimate of log pi is
-    biased by hundreds to thousands of nats and changes with the number of draws (sggmc README). Here, for each topic
-    sample and document, the posterior is located in additive log-ratio coordinates z = log(theta_k /
-    theta_K) by Newton's method (:func:`_alr_newton`; the mean-field Dirichlet of VI is no substitute: on a
-    K = 2 test its concentration was 50x the posterior's), and the ``n_draws`` draws come from the defensive
-    mixture (Hesterberg 1995) q = 0.9 t_5(z*, 1.5 H^-1) + 0.1 pi(z), with pi the Dirichlet prior mapped to z:
-    the Student-t's tails cover a posterior wider than its Laplace approximation, and the prior component
-    bounds every weight by 10 x the prior-draw weight, so the estimate is unbiased for pi(v_d | beta) whatever
-    the mode's quality; only its variance depends on it. Weights w = c_V(kappa) exp(kappa f) pi(z) / q(z),
-    f = theta'b / sqrt(theta'G theta), b = beta v_d, G = beta beta'.
-
-    Returns (logp (D,), se (D,), diagnostics): se is the delta-method standard error of each log (the
-    per-sample estimates are independent); diagnostics has the effective sample size (sum w)^2 / sum w^2
-    per (document, topic sample) as ``ess`` (D, M) and ``n_draws``. Draws come from
-    ``numpy.random.default_rng([seed, 7, m, chunk index])``: deterministic for a seed."""
-    samples = np.asarray(samples)
-    Msz, K, V = samples.shape
-    D = X_test.shape[0]
-    ip, ix, dt = X_test.indptr.astype(np.int64), X_test.indices.astype(np.int64), X_test.data.astype(np.float64)
-    alpha = np.asarray(alpha, dtype=np.float64)
-    lnorm_alpha = gammaln(alpha.sum()) - gammaln(alpha).sum()
-    nu, k1 = IS_T_DOF, K - 1
-    lt_const = gammaln((nu + k1) / 2.0) - gammaln(nu / 2.0) - 0.5 * k1 * math.log(nu * math.pi)
-    log_pm = np.empty((D, Msz))   # log p^_m(v_d)
-    var_pm = np.empty((D, Msz))   # Var(p^_m) / p^_m^2 (delta method)
-    ess = np.empty((D, Msz))
-    docs_all = np.arange(D, dtype=np.int64)
-    for m in range(Msz):
-        b = np.ascontiguousarray(samples[m], dtype=np.float64).ravel()
-        G = np.zeros((K, K))
-        B = np.zeros((D, K))
-        M.gram(b, K, V, G)
-        M.doc_projections(b, K, V, ip, ix, dt, docs_all, B)
-        zstar, negH, _ = _alr_newton(B, G, alpha, kappa, floor)
-        for c, lo in enumerate(range(0, D, chunk)):
-            hi = min(D, lo + chunk)
-            n = hi - lo
-            rng = np.random.default_rng([int(seed), 7, m, c])
-            # proposal scale: L L' = IS_T_SCALE (-H)^-1, by the Cholesky factor of -H
-            Lh = np.linalg.cholesky(negH[lo:hi] + 1e-10 * np.eye(k1)[None])
-            Linv = np.linalg.inv(Lh)  # (L^-T eps)_k = sum_l eps_l (L^-1)_lk: one batched product per document
-            logdet_scale = k1 * math.log(IS_T_SCALE) - 2.0 * np.log(np.diagonal(Lh, axis1=1, axis2=2)).sum(axis=1)
-            from_prior = rng.random((n, n_draws)) < IS_PRIOR_WEIGHT
-            eps = rng.standard_normal((n, n_draws, k1))
-            chi = rng.chisquare(nu, (n, n_draws))
-            # t draw: z* + sqrt(scale) L^-T eps / sqrt(chi / nu)
-            y = eps @ Linv
-            zt = zstar[lo:hi, None, :] + math.sqrt(IS_T_SCALE) * y / np.sqrt(chi / nu)[..., None]
-            gp = np.maximum(rng.standard_gamma(np.broadcast_to(alpha, (n, n_draws, K))), np.finfo(float).tiny)
-            zp = np.log(gp[..., :-1]) - np.log(gp[..., -1:])
-            z = np.where(from_prior[..., None], zp, zt)
-            zz = np.concatenate([z, np.zeros((n, n_draws, 1))], axis=2)
-            mxz = zz.max(axis=2, keepdims=True)
-            logth = zz - mxz - np.log(np.exp(zz - mxz).sum(axis=2, keepdims=True))
-            th = np.exp(logth)
-            lin = np.einsum("dnk,dk->dn", th, B[lo:hi])
-            quad = ((th @ G) * th).sum(axis=2)
-            f = lin / np.sqrt(np.maximum(quad, M.TINY_NORM ** 2))
-            log_prior_z = lnorm_alpha + np.einsum("dnk,k->dn", logth, alpha)
-            dz = z - zstar[lo:hi, None, :]
-            r = dz @ Lh                                       # L' dz: (dz' (-H) dz) = |L' dz|^2
-            maha = (r * r).sum(axis=2) / IS_T_SCALE
-            log_t = lt_const - 0.5 * logdet_scale[:, None] - 0.5 * (nu + k1) * np.log1p(maha / nu)
-            log_q = np.logaddexp(math.log1p(-IS_PRIOR_WEIGHT) + log_t, math.log(IS_PRIOR_WEIGHT) + log_prior_z)
-            lw = log_cv + kappa * f + log_prior_z - log_q
-            top = lw.max(axis=1, keepdims=True)
-            w = np.exp(lw - top)
-            s1, s2 = w.sum(axis=1), (w * w).sum(axis=1)
-            mean = s1 / n_draws
-            log_pm[lo:hi, m] = top[:, 0] + np.log(mean)
-            var = np.maximum(s2 / n_draws - mean * mean, 0.0) * n_draws / max(n_draws - 1, 1)
-            var_pm[lo:hi, m] = var / n_draws / (mean * mean)
-            ess[lo:hi, m] = s1 * s1 / s2
-    top = log_pm.max(axis=1, keepdims=True)
-    r = np.exp(log_pm - top)                 # p^_m / max_m p^_m
-    logp = top[:, 0] + np.log(r.mean(axis=1))
-    se = np.sqrt((r * r * var_pm).sum(axis=1)) / r.sum(axis=1)
-    return logp, se, {"ess": ess, "n_draws": int(n_draws)}
-
-
-def _log_perplexity(samples, X_test, alpha, kappa, log_cv, n_draws, seed):
-    """(log-perplexity, MC standard error) of X_test under topic samples (M, K, V)."""
-    Msz, K, V = samples.shape
-    D = X_test.shape[0]
-    ip, ix, dt = X_test.indptr.astype(np.int64), X_test.indices.astype(np.int64), X_test.data.astype(np.float64)
-    docs = np.arange(D, dtype=np.int64)
-    Bm = np.zeros((Msz, D, K))
-    Gm = np.zeros((Msz, K, K))
-    for m in range(Msz):
-        b = np.ascontiguousarray(samples[m], dtype=np.float64).ravel()  # float32 samples: widened one at a time
-        M.gram(b, K, V, Gm[m])
-        M.doc_projections(b, K, V, ip, ix, dt, docs, Bm[m])
-    lw = np.zeros((D, n_draws))
-    lm = np.zeros((D, Msz + K))
-    keys = np.zeros((D, 2), np.uint64)
-    logp = np.zeros(D)
-    se = np.zeros(D)
-    M.log_lik_prior_draws(Bm, Gm, np.asarray(alpha, dtype=np.float64), kappa, log_cv, n_draws,
-                          int(make_key(seed, 6)[0] >> np.uint64(1)), docs, lw, lm, keys, logp, se)
-    return float(-logp.mean()), float(math.sqrt(np.sum(se ** 2)) / D)
