@@ -38,19 +38,18 @@ def fig1(out):
                 ax.plot(x0 + w / 2 + 0.9 * np.cos(th), y0 + h / 2 + 0.9 * np.sin(th), color="#0072B2", lw=3, alpha=0.6)
             ax.text(x0 + w / 2, y0 + h + 0.12, title, ha="center", va="bottom", fontsize=9)
         pts = spec["points"]
-        for name, (x, y, label) in pts.items():
+        for name, (x, y, label, (lx, ly)) in pts.items():
             ax.plot([x], [y], "o", color="k", ms=3)
-            ax.text(x - 0.1 if name == "x" else x, y - 0.15, label, ha="right" if name == "x" else "center", va="top",
-                    fontsize=9)
+            ax.text(lx, ly, label, ha="center", va="top", fontsize=9)
         for a, b, label, rad, (lx, ly) in spec["maps"]:
-            xa, ya, _ = pts[a]
-            xb, yb, _ = pts[b]
+            xa, ya = pts[a][:2]
+            xb, yb = pts[b][:2]
             ax.annotate("", xy=(xb, yb), xytext=(xa, ya),
                         arrowprops=dict(arrowstyle="-|>", lw=1, color="k", shrinkA=3, shrinkB=3,
                                         connectionstyle=f"arc3,rad={rad}"))
             ax.text(lx, ly, label, ha="center", va="center", fontsize=10)
         ax.set_xlim(-0.2, 10.0)
-        ax.set_ylim(-0.7, 2.8)
+        ax.set_ylim(-0.6, 2.75)
         ax.set_title("SGGMC Fig. 1: manifold $\\mathcal{M}$ with local coordinates $(\\mathcal{N}, \\Phi)$ and "
                      "embedding $\\Xi$ (schematic)")
         savefig(fig, out)

@@ -40,14 +40,14 @@ FIG1_SPEC = {
         "manifold": (3.4, 0.0, 2.8, 2.2, r"manifold $\mathcal{M}$"),
         "embedded": (7.0, 0.0, 2.8, 2.2, r"embedded space $\mathbb{R}^n$"),
     },
-    "points": {
-        "q": (1.3, 1.1, r"$q$"),
-        "m": (4.8, 1.1, r"$\mathcal{N}$"),
-        "x": (9.26, 1.37, r"$x = \xi(q)$"),
+    "points": {  # name -> (x, y, label, label position (centre, top)): labels clear of the arrows
+        "q": (1.3, 1.1, r"$q$", (1.3, 0.95)),
+        "m": (4.8, 1.1, r"$\mathcal{N}$", (4.8, 0.95)),
+        "x": (9.26, 1.37, r"$x = \xi(q)$", (8.25, 1.3)),
     },
     "maps": [  # (from, to, label, arc curvature, label position)
         ("m", "q", r"$\Phi$", 0.4, (3.05, 1.95)),
-        ("m", "x", r"$\Xi$", -0.4, (6.95, 2.45)),
+        ("m", "x", r"$\Xi$", -0.4, (6.2, 2.42)),
         ("q", "x", r"$\xi = \Xi \circ \Phi^{-1}$", 0.22, (5.3, -0.25)),
     ],
 }

@@ -33,17 +33,25 @@ def plot_fig1(df, path):
             ax[1, 1].semilogy(sub.r, sub.dphi_abs_err.clip(1e-17), color=c)
             ax[1, 2].semilogy(sub.r, sub.dphi_rel_err.clip(1e-17), color=c)
         conv = df.psi_const.iloc[0]
-        ax[0, 0].set_title(f"Psi(mu) ({conv} constant): Bessel (solid), ODE (dashed)")
+        ax[0, 0].set_title(f"Psi(mu) ({conv} constant):\nBessel (colour), ODE (black dashed)")
         ax[0, 1].set_title("abs. error of Psi")
         ax[0, 2].set_title("rel. error of Psi")
-        ax[1, 0].set_title("|grad Psi(mu)|: ODE (solid), root finding (dashed)")
+        ax[1, 0].set_title("|grad Psi(mu)|:\nODE (colour), root finding (black dashed)")
         ax[1, 1].set_title("abs. error of |grad Psi|")
         ax[1, 2].set_title("rel. error of |grad Psi|")
         for a in ax[1]:
             a.set_xlabel("|mu|")
-        ax[0, 0].legend()
-        fig.tight_layout()
+        _figure_legend(fig, ax[0, 0])
         savefig(fig, path)
+
+
+def _figure_legend(fig, ax, extra=()):
+    """One legend for the figure (the colours of ``ax``, then ``extra`` handles), in a row below the panels
+    (inside a panel it covers curves)."""
+    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = handles + list(extra), labels + [h.get_label() for h in extra]
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
 
 
 def plot_fig2(df, path):
@@ -64,13 +72,14 @@ def plot_fig2(df, path):
         names = [f"Psi(mu) ({reference})", f"|grad Psi(mu)| ({reference})", f"D_Psi(0 || mu) ({reference})"]
         for i, n in enumerate(names):
             ax[i, 0].set_title(n)
-            ax[i, 1].set_title("abs. error: refined (solid), Banerjee (dashed)"
-                               + (", ODE (dotted)" if reference != "ode" else ""))
+            ax[i, 1].set_title("abs. error")
             ax[i, 2].set_title("rel. error")
         for a in ax[2]:
             a.set_xlabel("|mu|")
-        ax[0, 0].legend()
-        fig.tight_layout()
+        styles = [("-", "refined closed form"), ("--", "Banerjee et al.")]
+        if reference != "ode":
+            styles.append((":", "the paper's ODE"))
+        _figure_legend(fig, ax[0, 0], [plt.Line2D([], [], color="k", ls=ls, label=lab) for ls, lab in styles])
         savefig(fig, path)
 
 
