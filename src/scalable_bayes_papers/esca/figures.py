@@ -22,6 +22,14 @@ def _mean_curve(d, x):
     return g[x].mean().to_numpy(), g["heldout_ll"].mean().to_numpy(), g["heldout_ll"].std().fillna(0).to_numpy()
 
 
+def _clock_label(df, settings):
+    """The time axis of a convergence figure: the sampler's wall-clock time (``time.perf_counter`` around the
+    iterations; held-out evaluation excluded) on the run's thread count, on a machine that may be shared."""
+    threads = df["threads"].iloc[0] if "threads" in df else (settings.get("run") or {}).get("threads")
+    on = f", {int(threads)} thread{'s' if int(threads) != 1 else ''}" if threads is not None else ""
+    return f"sampler wall time (s{on}; evaluation excluded)"
+
+
 def fig2(df, settings, out):
     """Held-out LL vs iteration and vs wall time, one row of panels per corpus."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
@@ -36,7 +44,7 @@ def fig2(df, settings, out):
             axes[r, 0].set_title(f"{c}: held-out LL vs iteration")
             axes[r, 1].set_title(f"{c}: held-out LL vs wall time")
             axes[r, 0].set_xlabel("iteration")
-            axes[r, 1].set_xlabel("wall time (s, evaluation excluded)")
+            axes[r, 1].set_xlabel(_clock_label(d, settings))
             axes[r, 1].set_xscale("log")
             for ax in axes[r]:
                 ax.set_ylabel("per-word held-out LL")
@@ -148,7 +156,7 @@ def fig6(df, settings, out):
                     axes[r, 2 + j].errorbar(g.mean().index, g.mean().values, yerr=g.std().fillna(0).values, marker="o",
                                             color=COLORS[method], label=LABELS[method])
             axes[r, 3].set_xscale("log")
-            for j, (t, xl) in enumerate([("vs iterations", "iteration"), ("vs wall time", "wall time (s)"),
+            for j, (t, xl) in enumerate([("vs iterations", "iteration"), ("vs wall time", _clock_label(d, settings)),
                                          ("vs number of topics", "K"), ("vs beta", "beta")]):
                 axes[r, j].set_title(f"train {tr} / test {te}: {t}", fontsize=8)
                 axes[r, j].set_xlabel(xl)
