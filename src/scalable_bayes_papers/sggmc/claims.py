@@ -3,7 +3,8 @@
 Per item: the paper's claim in one sentence (:data:`CLAIMS`) and a pure ``check_<item>(...) ->``
 :class:`~scalable_bayes.reporting.Claim` (no I/O, no plotting). The thresholds that turn the paper's words
 into a test are in each check's docstring and the claim's ``note``; README.md beside this file gives the
-reasons.
+reasons. A checked claim's verdict follows from its :class:`~scalable_bayes.reporting.Evidence`: per comparison
+the margin and its sd between independent runs, measured from the item's seeds (README.md, 'Verdicts').
 """
 
 from __future__ import annotations
