@@ -513,13 +513,55 @@ def sggmc(C: float, n_inner: int = 1, noise="zero", step_size: float | None = No
     """Stochastic gradient geodesic Monte Carlo, SGGMC Alg. 1 (ABOBA, scalar friction ``C``, ``n_inner``
     = L inner steps per minibatch, gradient-noise estimate ``noise``: "zero", a known variance V, or
     "fisher"); see the module docstring. ``step_size`` (optional) is checked against 2C - eps V >= 0.
-    The step size of :func:`~scalable_bayes.samplers.run_chain` is eps."""
+    The step size of :func:`~scalable_bayes.samplers.run_chain` is eps.
+
+    Parameters
+    ----------
+    C : float
+        Friction C, positive and finite.
+    n_inner : int, default 1
+        L, the inner steps per minibatch (one driver step is one outer iteration of L inner steps).
+    noise : "zero", "fisher" or float, default "zero"
+        The gradient-noise estimate V of SGGMC eq. 8: ``"zero"`` (V = 0), a known isotropic variance
+        V >= 0, or ``"fisher"`` (the empirical Fisher estimate from the model's ``datum_grad_kernel``).
+    step_size : float, optional
+        The step size eps the chain will use, checked now against 2C - eps V >= 0 and the friction
+        bound eps C <= :func:`max_eps_c`; the run checks it again in any case.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGGMC"`` (``"SGGMC(L=<L>)"`` for L > 1) on the sphere manifold; the step size of
+        :func:`~scalable_bayes.samplers.run_chain` is eps, bounded by ``max_step`` (noise and friction)
+        and, once bound to a model, by pi / sqrt(block - 1).
+    """
     return _sg("SGGMC", C, n_inner, noise, False, step_size)
 
 
 def gsgnht(C: float, n_inner: int = 1, noise="zero", step_size: float | None = None) -> SamplingAlgorithm:
     """Geodesic stochastic gradient Nose-Hoover thermostat, SGGMC Alg. 2: as :func:`sggmc` with the
-    friction a thermostat xi (xi_0 = C) over the intrinsic dimension m; C sets the injected noise."""
+    friction a thermostat xi (xi_0 = C) over the intrinsic dimension m; C sets the injected noise.
+
+    Parameters
+    ----------
+    C : float
+        Friction C, positive and finite (also the initial thermostat xi_0).
+    n_inner : int, default 1
+        L, the inner steps per minibatch (one driver step is one outer iteration of L inner steps).
+    noise : "zero", "fisher" or float, default "zero"
+        The gradient-noise estimate V of SGGMC eq. 8: ``"zero"`` (V = 0), a known isotropic variance
+        V >= 0, or ``"fisher"`` (the empirical Fisher estimate from the model's ``datum_grad_kernel``).
+    step_size : float, optional
+        The step size eps the chain will use, checked now against 2C - eps V >= 0 and the friction
+        bound eps C <= :func:`max_eps_c`; the run checks it again in any case.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"gSGNHT"`` (``"gSGNHT(L=<L>)"`` for L > 1) on the sphere manifold; the step size of
+        :func:`~scalable_bayes.samplers.run_chain` is eps, bounded by ``max_step`` (noise and friction)
+        and, once bound to a model, by pi / sqrt(block - 1).
+    """
     return _sg("gSGNHT", C, n_inner, noise, True, step_size)
 
 
@@ -527,7 +569,30 @@ def sggmc_sgd(gamma: float, rho: float, n_data: int, n_inner: int = 1, noise="ze
               thermostat: bool = False) -> tuple[SamplingAlgorithm, float]:
     """SGGMC (or gSGNHT with ``thermostat=True``) in the SGD parametrisation of SGGMC App. E: per-batch
     learning rate ``gamma`` and momentum coefficient ``rho`` give eps = sqrt(gamma / |D|) and C = rho / eps
-    (|D| = ``n_data``). Returns ``(sampler, eps)``; pass eps as the step size."""
+    (|D| = ``n_data``). Returns ``(sampler, eps)``; pass eps as the step size.
+
+    Parameters
+    ----------
+    gamma : float
+        Per-batch learning rate, positive and finite.
+    rho : float
+        Momentum coefficient rho = eps C, positive, at most :func:`max_eps_c` ``(thermostat)``.
+    n_data : int
+        |D|, the data-set size, >= 1.
+    n_inner : int, default 1
+        L, inner steps per minibatch (as in :func:`sggmc`).
+    noise : "zero", "fisher" or float, default "zero"
+        The gradient-noise estimate (as in :func:`sggmc`).
+    thermostat : bool, default False
+        Build gSGNHT instead of SGGMC.
+
+    Returns
+    -------
+    sampler : SamplingAlgorithm
+        :func:`sggmc` (or :func:`gsgnht`) with C = rho / eps.
+    eps : float
+        The step size sqrt(gamma / n_data) to pass to the driver.
+    """
     gamma = _positive(gamma, "learning rate gamma", "SGGMC")
     rho = _positive(rho, "momentum coefficient rho", "SGGMC")
     if isinstance(n_data, bool) or int(n_data) != n_data or n_data < 1:
@@ -544,7 +609,19 @@ def sggmc_sgd(gamma: float, rho: float, n_data: int, n_inner: int = 1, noise="ze
 def gmc(n_leapfrog: int) -> SamplingAlgorithm:
     """Geodesic Monte Carlo on the sphere with a Metropolis-Hastings test (Byrne & Girolami 2013, Sec. 3.2):
     ``n_leapfrog`` = T leapfrog steps of size eps (the step size) per proposal; needs the model's exact
-    gradient and its ``potential_kernel`` (module docstring)."""
+    gradient and its ``potential_kernel`` (module docstring).
+
+    Parameters
+    ----------
+    n_leapfrog : int
+        T, the number of leapfrog steps per proposal, >= 1.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"GMC(T=<T>)"`` on the sphere manifold, full batch only (``full_batch=True``); its thermostat
+        array holds the last acceptance probability, the number of accepted proposals and scratch.
+    """
     if isinstance(n_leapfrog, bool) or int(n_leapfrog) != n_leapfrog or n_leapfrog < 1:
         raise ValueError(f"GMC: n_leapfrog (T) must be an integer >= 1, got {n_leapfrog!r}")
     T = int(n_leapfrog)
