@@ -27,6 +27,18 @@ __all__ = ["GMMParams", "fit_em_sem", "gmm_loglik", "init_from_means", "init_kme
 
 
 class GMMParams(NamedTuple):
+    """Parameters of a Gaussian mixture with K components in R^d (a NamedTuple).
+
+    Parameters
+    ----------
+    weights : ndarray of float64, shape (K,)
+        Mixture weights theta_k.
+    means : ndarray of float64, shape (K, d)
+        Component means mu_k.
+    covs : ndarray of float64, shape (K, d, d)
+        Component covariance matrices Sigma_k.
+    """
+
     weights: np.ndarray  # (K,)
     means: np.ndarray  # (K, d)
     covs: np.ndarray  # (K, d, d)

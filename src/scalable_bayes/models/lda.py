@@ -125,7 +125,28 @@ def completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, key, out):
 
 
 class SemiCollapsedLDA:
-    """Target for SGHMC/SGNHT on theta in R^{K x W}; minibatches are documents."""
+    """Target for SGHMC/SGNHT on theta in R^{K x W}; minibatches are documents.
+
+    The model of the module docstring (SGNHT Sec. 5.2, App. H); :meth:`model` wraps it as a
+    :class:`~scalable_bayes.models.Model` with a NumPy gradient.
+
+    Parameters
+    ----------
+    counts : array_like or scipy.sparse matrix, shape (D, W)
+        Document-term counts of the training documents (non-negative integers; tf-idf is refused).
+    n_topics : int, default 30
+        K.
+    alpha : float, default 0.1
+        Dirichlet prior of the document proportions.
+    beta : float, default 0.1
+        Prior mean of theta_kw.
+    sigma : float, default 1.0
+        Prior standard deviation of theta_kw.
+    sweeps : int, default 10
+        Within-document Gibbs sweeps per document and gradient.
+    burn : int, optional
+        The first ``burn`` sweeps are discarded (0 <= burn < sweeps); default sweeps // 2.
+    """
 
     def __init__(self, counts, n_topics: int = 30, alpha: float = 0.1, beta: float = 0.1, sigma: float = 1.0,
                  sweeps: int = 10, burn: int | None = None):

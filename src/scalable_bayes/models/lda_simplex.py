@@ -164,14 +164,25 @@ class SimplexLDA:
 
     Parameters
     ----------
-    counts : (D, V) document-term counts (CSR or dense; non-negative integers), the training documents.
-    n_topics : K >= 2.
-    alpha : Dirichlet prior of the document proportions (> 0), used in the within-document Gibbs.
-    beta : Dirichlet prior of the topics (> 0): the manifold's prior, added by the samplers.
-    sweeps, burn : within-document Gibbs sweeps per document and call, the first ``burn`` discarded
-        (not stated in SCIR or SGNHT; our defaults G = 20, B = 10).
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        Document-term counts (CSR or dense; non-negative integers), the training documents.
+    n_topics : int
+        K >= 2.
+    alpha : float, default 0.1
+        Dirichlet prior of the document proportions (> 0), used in the within-document Gibbs.
+    beta : float, default 0.01
+        Dirichlet prior of the topics (> 0): the manifold's prior, added by the samplers.
+    sweeps : int, default 20
+        Within-document Gibbs sweeps per document and call (not stated in SCIR or SGNHT; our default G = 20).
+    burn : int, default 10
+        The first ``burn`` of the sweeps are discarded, 0 <= burn < sweeps (our default B = 10).
 
-    Attributes ``K``, ``V``, ``D``, ``dim = K V``; theta is flat, topic k = theta[k V:(k + 1) V].
+    Attributes
+    ----------
+    K, V, D : int
+        Topics, vocabulary size, training documents.
+    dim : int
+        K V; theta is flat, topic k = theta[k V:(k + 1) V].
     """
 
     def __init__(self, counts, n_topics: int, alpha: float = 0.1, beta: float = 0.01, sweeps: int = 20,

@@ -157,6 +157,34 @@ def component_scores(d, weights, r, kappa_or_none, parametrization, negentropy, 
 
 @dataclass
 class VMFMixtureResult:
+    """The fitted parameters and trace of :func:`fit_vmf_mixture`.
+
+    A dataclass: each parameter is kept as the attribute of the same name.
+
+    Parameters
+    ----------
+    weights : ndarray of float64, shape (K,)
+        Mixture weights w_k.
+    directions : ndarray of float64, shape (K, d)
+        Mean directions m_k, unit rows.
+    mean_norms : ndarray of float64, shape (K,)
+        r_k = |mu_k| (mean parametrisation) or A_d(kappa_k).
+    concentrations : ndarray of float64, shape (K,)
+        kappa_k = phi'(r_k).
+    log_likelihood : list of float, default []
+        Per iteration (soft: marginal; hard: classification).
+    iter_times : list of float, default []
+        Wall seconds per iteration.
+    n_iter : int, default 0
+        Iterations run.
+    converged : bool, default False
+        Whether the relative change of the log-likelihood fell to at most ``tol`` (which stops the fit).
+    labels : ndarray of int, shape (n,), optional
+        The component of largest responsibility of each row, under the final parameters.
+    resp : ndarray of float64, shape (n, K), optional
+        The responsibilities under the final parameters.
+    """
+
     weights: np.ndarray          # w_k
     directions: np.ndarray       # m_k, (K, d) unit rows
     mean_norms: np.ndarray       # r_k = |mu_k| (mean parametrisation) or A_d(kappa_k)
