@@ -111,7 +111,23 @@ UNIT_TOL = 1e-6
 
 def check_unit_rows(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
     """X as canonical CSR float64 with l2-normalised rows (tf-idf vectors on S^{V-1}); ValueError for an
-    all-zero row, a row of norm != 1 (tolerance 1e-6), non-finite entries or a wrong number of columns."""
+    all-zero row, a row of norm != 1 (tolerance 1e-6), non-finite entries or a wrong number of columns.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like of float, shape (D, V)
+        Documents as unit rows (e.g. tf-idf vectors).
+    n_words : int, optional
+        The vocabulary size V the model was fitted on.
+    what : str, default "X"
+        The name of the argument in error messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of float64, shape (D, V)
+        Canonical CSR (the caller's matrix is never changed; a canonical float64 CSR input is returned
+        without a copy).
+    """
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)  # no copy of a float64 CSR matrix
     else:

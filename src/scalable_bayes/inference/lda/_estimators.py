@@ -88,8 +88,22 @@ def _check_params(n_components, doc_topic_prior, topic_word_prior, max_iter, n_j
 def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
     """Validate a document-term count matrix and return it as canonical CSR (int32 counts).
 
-    Raises ``ValueError`` for negative or non-integer counts, a wrong number of columns (out-of-
-    vocabulary ids) or an empty corpus.
+    Raises ``ValueError`` for negative, non-finite or non-integer counts, a count above 2^31 - 1, a
+    wrong number of columns (out-of-vocabulary ids) or an input that is not 2-D.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like, shape (M, V)
+        Document-term counts.
+    n_words : int, optional
+        The vocabulary size V the model was fitted on; X must have that many columns.
+    what : str, default "X"
+        The name of the argument in error messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of int32, shape (M, V)
+        Duplicates summed, explicit zeros removed, column indices sorted.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)

@@ -31,7 +31,21 @@ __all__ = ["DistributedESCA", "shard_bounds"]
 
 
 def shard_bounds(doc_len: np.ndarray, n_shards: int) -> np.ndarray:
-    """Boundaries (n_shards + 1) of contiguous document blocks with about equal token counts."""
+    """Boundaries (n_shards + 1) of contiguous document blocks with about equal token counts.
+
+    Parameters
+    ----------
+    doc_len : ndarray of int, shape (M,)
+        Tokens per document.
+    n_shards : int
+        Number of blocks (MPI ranks).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_shards + 1,)
+        Non-decreasing document indices from 0 to M; shard r holds documents
+        ``bounds[r]:bounds[r + 1]``.
+    """
     cum = np.cumsum(doc_len)
     targets = cum[-1] * np.arange(1, n_shards) / n_shards
     cuts = np.searchsorted(cum, targets, side="left") + 1
