@@ -112,8 +112,7 @@ def log_sphere_area(d):
 def author_psi0(d):
     """Psi(0) in the VMF authors' code: (d/2 - 1) log 2 + lgamma(d/2) + (d/2) log(2 pi).
 
-    The constant the authors' code adds to the negative entropy (their plotted Psi values in the VMF
-    paper's figures); see :func:`negentropy_offset`.
+    The constant of the authors' code's convention for the negative entropy; see :func:`negentropy_offset`.
 
     Parameters
     ----------
