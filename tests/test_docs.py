@@ -48,6 +48,48 @@ def test_every_public_name_has_an_api_page(built_site):
     assert not missing, "public names without an API entry: " + ", ".join(missing)
 
 
+# numpydoc's validation codes that make an API entry unreadable: a parameter without an entry (PR01), an entry
+# for a parameter that does not exist (PR02), an entry without a description (PR07), no Returns section
+# (RT01), a Returns entry without a description (RT03)
+NUMPYDOC_CODES = ("PR01", "PR02", "PR07", "RT01", "RT03")
+
+
+def _public_callables():
+    """(dotted name, object) of every function and class in the ``__all__`` of a public package or of one of
+    its public submodules (the pages of the API reference), each object once."""
+    import pkgutil
+
+    seen = set()
+    for pkg in PUBLIC_PACKAGES:
+        top = importlib.import_module(f"scalable_bayes.{pkg}")
+        modules = [top] + [importlib.import_module(m.name) for m in pkgutil.walk_packages(top.__path__, top.__name__ + ".")
+                           if not any(part.startswith("_") for part in m.name.split("."))]
+        for mod in modules:
+            for name in getattr(mod, "__all__", []):
+                obj = getattr(mod, name)
+                if (callable(obj) or isinstance(obj, type)) and id(obj) not in seen:
+                    seen.add(id(obj))
+                    yield f"{mod.__name__}.{name}", obj
+
+
+def test_every_public_name_has_numpydoc_parameters_and_returns():
+    """Every public function and class of the library (the ``__all__`` of its public packages and their public
+    submodules) documents each of its parameters (with a description, and none that does not exist) and what
+    it returns, in numpydoc sections; a class its constructor's."""
+    from numpydoc.validate import validate
+
+    checked, offenders = 0, []
+    for public, obj in _public_callables():
+        path = f"{obj.__module__}.{obj.__qualname__}"  # where numpydoc imports it from (its defining module)
+        errors = [f"{code} {msg}" for code, msg in validate(path)["errors"] if code in NUMPYDOC_CODES]
+        checked += 1
+        if errors:
+            offenders.append(f"{public} ({path}): " + "; ".join(errors))
+    assert checked > 100, f"only {checked} public names found: the check would pass vacuously"
+    assert not offenders, (f"{len(offenders)} public names with incomplete numpydoc sections "
+                           f"({', '.join(NUMPYDOC_CODES)}):\n" + "\n".join(offenders))
+
+
 LIBRARY = ROOT / "src" / "scalable_bayes"
 DOCTEST_MODULES = sorted(
     ".".join(p.relative_to(LIBRARY.parent).with_suffix("").parts).removesuffix(".__init__")

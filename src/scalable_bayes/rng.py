@@ -124,7 +124,24 @@ def rng_from_seed(seed: int | np.random.SeedSequence | np.random.Generator, *key
 
 
 def make_key(seed, *keys) -> np.ndarray:
-    """A fresh ``uint64[2]`` generator state from an int seed (or SeedSequence / Generator) and stream keys."""
+    """A fresh ``uint64[2]`` generator state from an int seed (or SeedSequence / Generator) and stream keys.
+
+    The two words come from :func:`seed_sequence` ``(seed, *keys)``, so ``make_key(seed, c)`` is the
+    key of stream ``c`` of ``seed``; an all-zero state (a fixed point of xoroshiro128+) is replaced.
+
+    Parameters
+    ----------
+    seed : int, None, numpy.random.SeedSequence or numpy.random.Generator
+        A non-negative integer seed below 2^63 (None draws fresh OS entropy), a SeedSequence, or a
+        Generator, from which two words are drawn (advancing it; ``keys`` are then ignored).
+    *keys : int
+        Stream indices (chain number, block, ...) appended to the seed's spawn key.
+
+    Returns
+    -------
+    ndarray of uint64, shape (2,)
+        The xoroshiro128+ state, advanced in place by the drawing kernels of this module.
+    """
     if isinstance(seed, np.random.Generator):
         words = seed.integers(0, 2**63, size=2, dtype=np.uint64)
     else:

@@ -63,7 +63,18 @@ __all__ = ["DataError", "MARKER", "fetch_source", "verify_mirror", "verify_extra
 # --------------------------------------------------------------------------------------------
 
 def resolve_mirror(configured: str | os.PathLike | None = None) -> Path | None:
-    """The mirror directory: the config value if set, else ``$SCALABLE_BAYES_MIRROR``, else None."""
+    """The mirror directory: the config value if set, else ``$SCALABLE_BAYES_MIRROR``, else None.
+
+    Parameters
+    ----------
+    configured : str or os.PathLike, optional
+        The configured mirror (``data.mirror``); None or "" falls back to the environment.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The mirror directory (``~`` expanded), or None when neither is set.
+    """
     value = configured if configured not in (None, "") else os.environ.get(MIRROR_ENV, "")
     return Path(value).expanduser() if value else None
 
@@ -132,6 +143,30 @@ def download(url: str, dest: Path, *, timeout: float = 60, retries: int = 3, bac
     Tries ``1 + retries`` times, sleeping ``backoff * 2**k`` seconds between attempts. Connection
     errors, time-outs, HTTP 5xx/408/429 and short reads are retried; other HTTP errors are not.
     Raises OSError (``urllib.error.URLError`` or ``_Retryable``) when every attempt failed.
+
+    Parameters
+    ----------
+    url : str
+        The URL.
+    dest : pathlib.Path
+        The file written.
+    timeout : float, default 60
+        Socket time-out, in seconds.
+    retries : int, default 3
+        Extra attempts.
+    backoff : float, default 1.0
+        First delay between attempts, in seconds (doubling each retry).
+    expected_size : int, optional
+        Size in bytes shown by the progress report when the server sends no Content-Length.
+    desc : str, default ""
+        Label of the progress report (default the file name).
+
+    Returns
+    -------
+    sha256 : str
+        Hex digest of the downloaded bytes.
+    size : int
+        Number of bytes.
     """
     last: Exception | None = None
     for attempt in range(retries + 1):
@@ -355,21 +390,26 @@ def fetch_source(source_id: str, dest_dir: str | os.PathLike, *, mirror: str | o
 
     Parameters
     ----------
-    source_id
+    source_id : str
         A key of :data:`scalable_bayes.corpora.sources.SOURCES`.
-    dest_dir
+    dest_dir : str or os.PathLike
         Directory that will hold the extracted layout (``Source.layout``) plus ``.verified.json``.
         It is replaced atomically; a temporary sibling ``.<name>.tmp-*`` is used while working.
-    mirror
+    mirror : str or os.PathLike, optional
         Directory laid out like ``../shared/data``; used when it holds every file of the source.
         Not read from the environment here: pass ``resolve_mirror(config_value)`` for that.
-    urls
+    urls : mapping of str to str, optional
         ``{file name: URL}`` overrides of the registry's URLs (file names as in ``SourceFile.name``).
         Naming a file of ``Source.files`` downloads the mirror's packaging from that URL. Names of
         other sources' files are ignored (one config dict serves all); unknown names raise.
-    retries, timeout, backoff
+    retries, timeout, backoff : int, float, float, defaults 3, 60, 1.0
         Extra attempts per URL, socket time-out in seconds, first back-off delay in seconds
         (doubling each retry).
+
+    Returns
+    -------
+    pathlib.Path
+        ``dest_dir``.
 
     Raises
     ------
@@ -500,6 +540,18 @@ def verify_mirror(mirror: str | os.PathLike | None = None, *, checksums: bool = 
     Columns: ``source``, ``file``, ``mirror_path``, ``status`` (``ok``, ``missing``, ``size mismatch``,
     ``checksum mismatch``, ``not in mirror`` for files the mirror never holds, ``present`` when
     ``checksums=False``), ``size``, ``expected_size``, ``sha256``. Does not extract anything.
+
+    Parameters
+    ----------
+    mirror : str or os.PathLike, optional
+        The mirror; None falls back to ``$SCALABLE_BAYES_MIRROR`` (:func:`resolve_mirror`).
+    checksums : bool, default True
+        Compute the sha256 of every file present (False: sizes only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per file, the columns above.
     """
     import pandas as pd
 

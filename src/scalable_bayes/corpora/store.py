@@ -31,13 +31,21 @@ FILES = ("counts.npz", "tfidf.npz", "vocab.txt", "docs.parquet", "meta.json")
 class Corpus:
     """A processed corpus.
 
-    Attributes
+    A dataclass: each parameter is kept as the attribute of the same name. The properties ``name``,
+    ``labels``, ``label_names`` and ``split`` read ``meta`` and ``docs``.
+
+    Parameters
     ----------
-    counts : CSR int32 (n_docs, n_terms) document-term counts.
-    vocab : list of terms, the column order.
-    docs : DataFrame with columns doc_id, label, split, n_tokens.
-    meta : dict with at least ``name`` and ``label_names``.
-    tfidf : CSR float64 l2-normalised tf-idf rows, or None.
+    counts : scipy.sparse.csr_matrix of int32, shape (n_docs, n_terms)
+        Document-term counts.
+    vocab : list of str, length n_terms
+        The terms, in column order.
+    docs : pandas.DataFrame, n_docs rows
+        Columns doc_id (str), label (int, -1 if none), split (``"train"`` / ``"test"``), n_tokens (int).
+    meta : dict, default {}
+        At least ``name`` and ``label_names`` (source, the paper's counts, preprocessing settings, notes).
+    tfidf : scipy.sparse.csr_matrix of float64, shape (n_docs, n_terms), optional
+        l2-normalised tf-idf rows, or None.
     """
 
     counts: sp.csr_matrix
@@ -88,7 +96,18 @@ class Corpus:
 
 
 def save_corpus(corpus: Corpus, directory: str | os.PathLike) -> None:
-    """Write every file of ``corpus`` atomically into ``directory``."""
+    """Write every file of ``corpus`` atomically into ``directory``.
+
+    The corpus is validated first; the files are those of the module docstring (``tfidf.npz`` only when
+    ``corpus.tfidf`` is not None).
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus to write.
+    directory : str or os.PathLike
+        The corpus directory, created if missing; existing files are replaced.
+    """
     corpus.validate()
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
@@ -104,7 +123,23 @@ def save_corpus(corpus: Corpus, directory: str | os.PathLike) -> None:
 
 
 def load_corpus(directory: str | os.PathLike) -> Corpus:
-    """Load a corpus written by :func:`save_corpus` (or the ``build_corpus`` rule)."""
+    """Load a corpus written by :func:`save_corpus` (or the ``build_corpus`` rule).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The corpus directory (``data/processed/<corpus>/``).
+
+    Returns
+    -------
+    Corpus
+        The validated corpus (``tfidf`` None when the directory has no ``tfidf.npz``).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory has no ``counts.npz``.
+    """
     d = Path(directory)
     if not (d / "counts.npz").exists():
         raise FileNotFoundError(

@@ -37,7 +37,18 @@ def sha256_file(path: str | os.PathLike) -> str:
 
 
 def read_marker(dest_dir: str | os.PathLike) -> dict | None:
-    """The ``.verified.json`` of an extracted source, or None when absent or unreadable."""
+    """The ``.verified.json`` of an extracted source, or None when absent or unreadable.
+
+    Parameters
+    ----------
+    dest_dir : str or os.PathLike
+        The directory of the extracted source.
+
+    Returns
+    -------
+    dict or None
+        The parsed marker.
+    """
     p = Path(dest_dir) / MARKER
     try:
         return json.loads(p.read_text(encoding="utf-8"))

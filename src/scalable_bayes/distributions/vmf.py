@@ -95,6 +95,23 @@ def sample_vmf(mu, kappa, size, rng) -> np.ndarray:
     Row by row, so a draw of ``size`` rows consumes ``rng`` exactly as ``size`` separate calls with
     ``size = 1`` (the synthetic corpora of :func:`scalable_bayes.models.sam.sample_sam_corpus` rely on it).
     :meth:`VonMisesFisher.rvs` draws a whole block at once and is faster for many rows.
+
+    Parameters
+    ----------
+    mu : array_like of float, shape (d,)
+        Mean direction, a unit vector (norm within 1e-6 of 1; it is renormalised), d >= 2.
+    kappa : float
+        Concentration, finite and >= 0 (0 gives uniform draws: normalised standard normals).
+    size : int
+        Number of draws (rows), >= 0.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The random source; a Generator is used as is, anything else seeds one through
+        :func:`scalable_bayes.rng.rng_from_seed`.
+
+    Returns
+    -------
+    ndarray, shape (size, d)
+        The draws, each row a unit vector.
     """
     mu = _unit_vector(mu)
     kappa = _check_kappa(kappa)

@@ -12,6 +12,20 @@ def nmi(labels_true, labels_pred, average_method="arithmetic"):
     """NMI between true classes and predicted clusters (sklearn, arithmetic normalisation by default).
 
     The VMF paper (Sec. 3.1) does not state its normaliser; arithmetic is sklearn's default and is used here.
+
+    Parameters
+    ----------
+    labels_true : array_like, shape (n,)
+        The true classes.
+    labels_pred : array_like, shape (n,)
+        The predicted clusters.
+    average_method : {"arithmetic", "geometric", "min", "max"}, default "arithmetic"
+        The normaliser of ``sklearn.metrics.normalized_mutual_info_score``.
+
+    Returns
+    -------
+    float
+        The NMI, in [0, 1].
     """
     labels_true = np.asarray(labels_true)
     labels_pred = np.asarray(labels_pred)

@@ -47,7 +47,20 @@ __all__ = ["heldout_loglik", "completion_probs", "document_completion_split", "f
 
 def tokens_from_counts(counts):
     """CSR doc x term counts -> (doc_ptr, words) token arrays (int64; the tokens of document d are
-    ``words[doc_ptr[d]:doc_ptr[d + 1]]``, each (word, count) entry expanded in CSR order)."""
+    ``words[doc_ptr[d]:doc_ptr[d + 1]]``, each (word, count) entry expanded in CSR order).
+
+    Parameters
+    ----------
+    counts : scipy.sparse matrix, shape (M, V)
+        Document-term counts (non-negative integers).
+
+    Returns
+    -------
+    doc_ptr : ndarray of int64, shape (M + 1,)
+        Offsets of each document's tokens in ``words``.
+    words : ndarray of int64, shape (n_tokens,)
+        The word id of every token.
+    """
     counts = counts.tocsr()
     lens = np.asarray(counts.sum(axis=1)).ravel().astype(np.int64)
     ptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
@@ -58,7 +71,26 @@ def tokens_from_counts(counts):
 
 def split_halves(ptr, words):
     """Split each document's tokens into observed (even positions) and held-out (odd positions)
-    halves: returns (obs_ptr, obs_words, heldout_ptr, heldout_words), int64 token arrays."""
+    halves: returns (obs_ptr, obs_words, heldout_ptr, heldout_words), int64 token arrays.
+
+    Parameters
+    ----------
+    ptr : array_like of int, shape (M + 1,)
+        Document offsets into ``words`` (as from :func:`tokens_from_counts`).
+    words : array_like of int, shape (n_tokens,)
+        Word ids of the tokens.
+
+    Returns
+    -------
+    obs_ptr : ndarray of int64, shape (M + 1,)
+        Offsets of the observed halves (ceil(n_d / 2) tokens of document d).
+    obs_words : ndarray of int64
+        Word ids of the observed tokens.
+    heldout_ptr : ndarray of int64, shape (M + 1,)
+        Offsets of the held-out halves (floor(n_d / 2) tokens of document d).
+    heldout_words : ndarray of int64
+        Word ids of the held-out tokens.
+    """
     ptr = np.asarray(ptr, dtype=np.int64)
     lens = np.diff(ptr)
     toks = np.asarray(words)[ptr[0]:ptr[-1]].astype(np.int64)
@@ -84,7 +116,36 @@ def gibbs_theta(words, n, phi_t, alpha, n_sweeps, rng, z, ndk, theta, p):
     ``rng`` is a xoroshiro key or a SplitMix64 stream state (:func:`scalable_bayes.rng.draw_uniform`);
     the advanced ``rng`` is returned. Scratch: ``z`` (>= n ints), ``ndk`` (K ints), ``p`` (K floats);
     output ``theta`` (K floats). Initial topics uniform; each draw by inverse CDF (binary search of
-    the running sums)."""
+    the running sums).
+
+    Parameters
+    ----------
+    words : ndarray of int, shape (>= n,)
+        Word ids of the document's (observed) tokens.
+    n : int
+        Number of tokens to use, ``words[:n]``.
+    phi_t : ndarray of float64, shape (V, K)
+        The topics transposed (rows of phi normalised).
+    alpha : float
+        Dirichlet prior of the document-topic proportions.
+    n_sweeps : int
+        Gibbs sweeps; theta averages the last ceil(n_sweeps / 2).
+    rng : ndarray of uint64, shape (2,), or uint64
+        A xoroshiro key (advanced in place) or a SplitMix64 stream state.
+    z : ndarray of int, shape (>= n,)
+        Scratch: the topic of every token.
+    ndk : ndarray of int, shape (K,)
+        Scratch: the document's topic counts.
+    theta : ndarray of float64, shape (K,)
+        Output: the averaged proportions theta_d.
+    p : ndarray of float64, shape (K,)
+        Scratch: the running sums of the conditional.
+
+    Returns
+    -------
+    key or uint64
+        The advanced ``rng``.
+    """
     K = phi_t.shape[1]
     for k in range(K):
         ndk[k] = 0
@@ -120,7 +181,22 @@ def gibbs_theta(words, n, phi_t, alpha, n_sweeps, rng, z, ndk, theta, p):
 
 @njit(inline="always", cache=True)
 def token_prob(theta, phi_t, w):
-    """p(w | d) = sum_k theta_dk phi_kw."""
+    """p(w | d) = sum_k theta_dk phi_kw.
+
+    Parameters
+    ----------
+    theta : ndarray of float64, shape (K,)
+        The document's topic proportions theta_d.
+    phi_t : ndarray of float64, shape (V, K)
+        The topics transposed.
+    w : int
+        The word id.
+
+    Returns
+    -------
+    float
+        p(w | d).
+    """
     q = 0.0
     for k in range(theta.shape[0]):
         q += theta[k] * phi_t[w, k]
@@ -162,7 +238,29 @@ def completion_probs(phi_t, optr, owords, hptr, hwords, alpha, n_sweeps, key, ou
     """Document completion with the held-out token probabilities as output: for every document d (in
     order, all drawing from the one xoroshiro ``key``, advanced in place) theta_d from its observed
     half by :func:`gibbs_theta`, then ``out[t]`` = p(w_t | d) for each of its held-out tokens t.
-    ``phi_t`` (V, K) the topics transposed; token arrays as from :func:`split_halves`."""
+    ``phi_t`` (V, K) the topics transposed; token arrays as from :func:`split_halves`.
+
+    Parameters
+    ----------
+    phi_t : ndarray of float64, shape (V, K)
+        The topics transposed (rows of phi normalised).
+    optr : ndarray of int64, shape (M + 1,)
+        Offsets of the observed halves.
+    owords : ndarray of int64
+        Word ids of the observed tokens.
+    hptr : ndarray of int64, shape (M + 1,)
+        Offsets of the held-out halves.
+    hwords : ndarray of int64
+        Word ids of the held-out tokens.
+    alpha : float
+        Dirichlet prior of the fold-in.
+    n_sweeps : int
+        Gibbs sweeps of the fold-in per document.
+    key : ndarray of uint64, shape (2,)
+        A xoroshiro key, advanced in place.
+    out : ndarray of float64, shape (len(hwords),)
+        Output: p(w_t | d) of every held-out token.
+    """
     M = optr.shape[0] - 1
     K = phi_t.shape[1]
     n_max = 0
@@ -201,7 +299,20 @@ def _fold_in_kernel(ptr, words, phi_t, alpha, n_sweeps, seed):
 
 
 def check_topic_word(topic_word, n_words: int | None = None) -> np.ndarray:
-    """Validate a (K, V) nonnegative topic-word matrix and return it row-normalised (float64)."""
+    """Validate a (K, V) nonnegative topic-word matrix and return it row-normalised (float64).
+
+    Parameters
+    ----------
+    topic_word : array_like of float, shape (K, V)
+        Topic-word counts or probabilities: finite, >= 0, no row of zero mass.
+    n_words : int, optional
+        The vocabulary size V the documents have; a mismatch is a ValueError.
+
+    Returns
+    -------
+    ndarray of float64, shape (K, V)
+        The rows divided by their sums.
+    """
     phi = np.asarray(topic_word, dtype=np.float64)
     if phi.ndim != 2 or phi.shape[0] < 1:
         raise ValueError(f"topic_word must be a 2-D (n_topics, n_words) array, got shape {phi.shape}")
@@ -239,18 +350,26 @@ def heldout_loglik(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20,
 
     Parameters
     ----------
-    topic_word : (K, V) array, topic-word probabilities phi (rows are normalised here; pass
-        (W_kv + beta) counts directly).
-    X : (M, V) CSR document-term counts of the test documents, in the training vocabulary.
-    doc_topic_prior : alpha used in the fold-in of the observed half.
-    n_sweeps : Gibbs sweeps of the fold-in (G_t, default 20; theta averaged over the last half).
-    seed : seed of the fold-in draws (one stream per document; thread-count independent).
+    topic_word : array_like of float, shape (K, V)
+        Topic-word probabilities phi (rows are normalised here; pass (W_kv + beta) counts directly).
+    X : scipy.sparse matrix or array_like, shape (M, V)
+        CSR document-term counts of the test documents, in the training vocabulary.
+    doc_topic_prior : float
+        alpha used in the fold-in of the observed half, > 0.
+    n_sweeps : int, default 20
+        Gibbs sweeps of the fold-in (G_t; theta averaged over the last half).
+    seed : int, default 0
+        Seed of the fold-in draws (one stream per document; thread-count independent).
+    return_details : bool, default False
+        Also return a dict of details.
 
     Returns
     -------
-    float : sum of held-out log p(w) / number of held-out tokens (nats per word). Documents with
-    fewer than 2 tokens are skipped. With ``return_details`` also a dict (n_docs_scored,
-    n_heldout_tokens, perplexity).
+    score : float
+        Sum of held-out log p(w) / number of held-out tokens (nats per word). Documents with
+        fewer than 2 tokens are skipped.
+    details : dict
+        Only with ``return_details``: n_docs_scored, n_heldout_tokens, perplexity (exp(-score)).
     """
     if doc_topic_prior <= 0:
         raise ValueError(f"doc_topic_prior must be > 0, got {doc_topic_prior}")
@@ -273,7 +392,26 @@ def heldout_loglik(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20,
 def fold_in(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20, seed: int = 0) -> np.ndarray:
     """Document-topic proportions theta (M, K) of the documents X with the topics fixed (Gibbs
     fold-in on all tokens, averaged over the last half of the sweeps; document m draws from the
-    stream (seed, 1, m)); empty documents get 1/K."""
+    stream (seed, 1, m)); empty documents get 1/K.
+
+    Parameters
+    ----------
+    topic_word : array_like of float, shape (K, V)
+        Topic-word counts or probabilities (rows normalised here).
+    X : scipy.sparse matrix or array_like, shape (M, V)
+        Document-term counts, in the vocabulary of ``topic_word``.
+    doc_topic_prior : float
+        alpha, > 0.
+    n_sweeps : int, default 20
+        Gibbs sweeps per document.
+    seed : int, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    ndarray of float64, shape (M, K)
+        theta of every document (rows sum to 1).
+    """
     if doc_topic_prior <= 0:
         raise ValueError(f"doc_topic_prior must be > 0, got {doc_topic_prior}")
     X = _check_counts(X)
@@ -285,7 +423,20 @@ def fold_in(topic_word, X, doc_topic_prior: float, *, n_sweeps: int = 20, seed: 
 def document_completion_split(X):
     """The (observed, held-out) halves of every document as two CSR matrices (:func:`split_halves`),
     the split :func:`heldout_loglik` scores; documents with fewer than 2 tokens are left empty in
-    both (they are not scored)."""
+    both (they are not scored).
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like, shape (M, V)
+        Document-term counts (non-negative integers).
+
+    Returns
+    -------
+    observed : scipy.sparse.csr_matrix, shape (M, V)
+        The counts of the observed halves.
+    heldout : scipy.sparse.csr_matrix, shape (M, V)
+        The counts of the held-out halves.
+    """
     X = _check_counts(X)
     optr, ow, hptr, hw = split_halves(*tokens_from_counts(X))
     scored = np.diff(hptr) > 0

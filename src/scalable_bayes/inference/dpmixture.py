@@ -480,30 +480,56 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
 
     Parameters
     ----------
-    method : "scir", "sgrld" (minibatched SG slice sampler) or "gibbs" (exact slice sampler, all users).
-    base_concentration : a > 0, the Dirichlet base Dir(a, ..., a) over the d categories.
-    alpha : initial DP concentration (> 0); updated every iteration (Escobar & West).
-    alpha_prior : (shape, rate) of alpha's Gamma prior, both > 0.
-    batch_size : users per minibatch (SG methods; ignored by "gibbs").
-    step_size : the fixed time step h of the SG kernels (required > 0 for SG; ignored by "gibbs").
-    n_iter : iterations (sweeps for Gibbs).
-    max_clusters : hard cap on instantiated clusters; exceeding it raises (never truncates).
-    init_clusters : the initial allocations are uniform over this many labels. The slice sampler creates
+    method : {"scir", "sgrld", "gibbs"}, default "scir"
+        "scir", "sgrld" (minibatched SG slice sampler) or "gibbs" (exact slice sampler, all users).
+    base_concentration : float, default 0.5
+        a > 0, the Dirichlet base Dir(a, ..., a) over the d categories.
+    alpha : float, default 1.0
+        Initial DP concentration (> 0); updated every iteration (Escobar & West).
+    alpha_prior : tuple of float, default (1.0, 1.0)
+        (shape, rate) of alpha's Gamma prior, both > 0.
+    batch_size : int, default 1000
+        Users per minibatch (SG methods; ignored by "gibbs").
+    step_size : float, optional
+        The fixed time step h of the SG kernels (required > 0 for SG; ignored by "gibbs").
+    n_iter : int, default 100
+        Iterations (sweeps for Gibbs).
+    max_clusters : int, default 500
+        Hard cap on instantiated clusters; exceeding it raises (never truncates).
+    init_clusters : int, default 10
+        The initial allocations are uniform over this many labels. The slice sampler creates
         clusters slowly (a new stick's weight is about alpha / L), so start above the expected number of
         clusters rather than at 1: from one cluster it stays at one (and alpha collapses).
-    seed : int or None (then drawn and recorded as ``seed_``).
-    n_threads : Numba threads for the z step and the score (None: current setting); results do not
+    seed : int or None, default None
+        The seed (None: drawn and recorded as ``seed_``).
+    n_threads : int or None, default None
+        Numba threads for the z step and the score (None: current setting); results do not
         depend on it.
 
-    Fitted attributes: ``weights_`` (K*,) stick weights pi_k of the instantiated clusters (they sum to
-    1 - the uninstantiated mass), ``components_`` (K*, d) theta_k, ``cluster_sizes_`` (K*,) users per
-    cluster, ``labels_`` allocations of the (non-empty) training rows, ``n_clusters_`` occupied clusters,
-    ``alpha_``, ``seed_``, ``n_empty_rows_`` (dropped empty rows of X), ``history_`` (one record per
-    checkpoint; ``trace_`` gives them as a pandas DataFrame, which needs the ``pipeline`` extra): iteration,
-    time [cumulative seconds of sampling since fit started, initialisation (and a first call's compilation)
-    included in row 0, evaluation excluded],
-    log_predictive [mean per test user, higher is better; NaN without X_test], n_clusters (occupied),
-    n_instantiated, alpha.
+    Attributes
+    ----------
+    weights_ : ndarray, shape (K*,)
+        Stick weights pi_k of the instantiated clusters (they sum to 1 - the uninstantiated mass).
+    components_ : ndarray, shape (K*, d)
+        theta_k.
+    cluster_sizes_ : ndarray, shape (K*,)
+        Users per cluster.
+    labels_ : ndarray
+        Allocations of the (non-empty) training rows.
+    n_clusters_ : int
+        Occupied clusters.
+    alpha_ : float
+        The DP concentration after the last iteration.
+    seed_ : int
+        The seed used.
+    n_empty_rows_ : int
+        Dropped empty rows of X.
+    history_ : list of dict
+        One record per checkpoint (``trace_`` gives them as a pandas DataFrame, which needs the
+        ``pipeline`` extra): iteration, time [cumulative seconds of sampling since fit started,
+        initialisation (and a first call's compilation) included in row 0, evaluation excluded],
+        log_predictive [mean per test user, higher is better; NaN without X_test], n_clusters (occupied),
+        n_instantiated, alpha.
     """
 
     def __init__(self, method="scir", *, base_concentration=0.5, alpha=1.0, alpha_prior=(1.0, 1.0),

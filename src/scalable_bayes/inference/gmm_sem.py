@@ -27,6 +27,18 @@ __all__ = ["GMMParams", "fit_em_sem", "gmm_loglik", "init_from_means", "init_kme
 
 
 class GMMParams(NamedTuple):
+    """Parameters of a Gaussian mixture with K components in R^d (a NamedTuple).
+
+    Parameters
+    ----------
+    weights : ndarray of float64, shape (K,)
+        Mixture weights theta_k.
+    means : ndarray of float64, shape (K, d)
+        Component means mu_k.
+    covs : ndarray of float64, shape (K, d, d)
+        Component covariance matrices Sigma_k.
+    """
+
     weights: np.ndarray  # (K,)
     means: np.ndarray  # (K, d)
     covs: np.ndarray  # (K, d, d)
@@ -59,14 +71,44 @@ def _log_resp(X, p: GMMParams):
 
 
 def gmm_loglik(X, p: GMMParams) -> float:
-    """Mean log-likelihood per point of X under the mixture."""
+    """Mean log-likelihood per point of X under the mixture.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The data points.
+    p : GMMParams
+        The mixture.
+
+    Returns
+    -------
+    float
+        (1/n) sum_i log sum_k theta_k N(x_i | mu_k, Sigma_k), in nats.
+    """
     return float(logsumexp(_log_resp(X, p), axis=1).mean())
 
 
 def kmeanspp_means(X, n_components, rng, subsample=5000):
     """k-means++ seeding (Arthur & Vassilvitskii 2007) on a random subsample of ``subsample`` rows of X:
     the first centre uniform, each next one drawn with probability proportional to the squared
-    distance to the nearest centre so far. Returns the (n_components, d) centres."""
+    distance to the nearest centre so far. Returns the (n_components, d) centres.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The data points.
+    n_components : int
+        K, the number of centres.
+    rng : numpy.random.Generator
+        The random source.
+    subsample : int, default 5000
+        Rows of X drawn (without replacement) to seed from; all rows when X has fewer.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_components, d)
+        The centres (rows of X).
+    """
     K = n_components
     Xs = X[rng.choice(X.shape[0], size=min(subsample, X.shape[0]), replace=False)]
     means = [Xs[rng.integers(Xs.shape[0])]]
@@ -80,14 +122,44 @@ def kmeanspp_means(X, n_components, rng, subsample=5000):
 
 def init_from_means(X, means) -> GMMParams:
     """Mixture parameters from given means: uniform weights, every covariance the data covariance
-    (+ 1e-6 I)."""
+    (+ 1e-6 I).
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The data points.
+    means : ndarray of float64, shape (K, d)
+        The component means.
+
+    Returns
+    -------
+    GMMParams
+        Weights 1/K, the given means, K copies of cov(X) + 1e-6 I.
+    """
     K, d = means.shape[0], X.shape[1]
     cov = np.cov(X.T) + 1e-6 * np.eye(d)
     return GMMParams(np.full(K, 1.0 / K), means, np.repeat(cov[None], K, axis=0))
 
 
 def init_kmeanspp(X, n_components, rng, subsample=5000) -> GMMParams:
-    """The usual initialisation: k-means++ means (:func:`kmeanspp_means`), data covariance, uniform weights."""
+    """The usual initialisation: k-means++ means (:func:`kmeanspp_means`), data covariance, uniform weights.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The data points.
+    n_components : int
+        K.
+    rng : numpy.random.Generator
+        The random source of the seeding.
+    subsample : int, default 5000
+        As in :func:`kmeanspp_means`.
+
+    Returns
+    -------
+    GMMParams
+        The initial mixture (:func:`init_from_means`).
+    """
     return init_from_means(X, kmeanspp_means(X, n_components, rng, subsample))
 
 
@@ -145,7 +217,42 @@ def _m_step(X, R, prev: GMMParams, a, kappa0, mu0, Psi0, nu0):
 def fit_em_sem(X, X_test, init: GMMParams, method: str, n_iter: int, seed: int, *, a=1.0, kappa0=0.01,
                psi0=0.01, nu0=0.0):
     """Run EM or SEM for ``n_iter`` iterations from ``init``; returns (final params, list of records
-    with iteration, test and train mean log-likelihood)."""
+    with iteration, test and train mean log-likelihood).
+
+    The MAP M-step of the module docstring (ESCA App. F, eq. 73 for SEM) with the prior mean mu0 the
+    mean of ``X`` and Psi0 = psi0 I.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n, d)
+        The data points.
+    X_test : ndarray of float64, shape (n_test, d)
+        Held-out points, scored after every iteration.
+    init : GMMParams
+        The initial mixture.
+    method : {"EM", "SEM"}
+        Soft (EM) or sampled (SEM) assignments.
+    n_iter : int
+        Number of iterations.
+    seed : int
+        Seed of the SEM assignment draws (``numpy.random.default_rng``).
+    a : float, default 1.0
+        Dirichlet prior of the weights.
+    kappa0 : float, default 0.01
+        Prior strength of the means.
+    psi0 : float, default 0.01
+        Scale of the inverse-Wishart prior matrix Psi0 = psi0 I.
+    nu0 : float, default 0.0
+        Prior degrees of freedom.
+
+    Returns
+    -------
+    params : GMMParams
+        The mixture after ``n_iter`` iterations.
+    history : list of dict
+        One record per iteration 0..n_iter: ``iteration``, ``test_ll`` (mean log-likelihood of
+        ``X_test``) and ``train_ll`` (mean log-likelihood of ``X`` under the same parameters).
+    """
     if method not in ("EM", "SEM"):
         raise ValueError(f"method must be 'EM' or 'SEM', got {method!r}")
     rng = np.random.default_rng(seed)

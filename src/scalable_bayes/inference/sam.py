@@ -116,7 +116,23 @@ UNIT_TOL = 1e-6
 
 def check_unit_rows(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
     """X as canonical CSR float64 with l2-normalised rows (tf-idf vectors on S^{V-1}); ValueError for an
-    all-zero row, a row of norm != 1 (tolerance 1e-6), non-finite entries or a wrong number of columns."""
+    all-zero row, a row of norm != 1 (tolerance 1e-6), non-finite entries or a wrong number of columns.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like of float, shape (D, V)
+        Documents as unit rows (e.g. tf-idf vectors).
+    n_words : int, optional
+        The vocabulary size V the model was fitted on.
+    what : str, default "X"
+        The name of the argument in error messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of float64, shape (D, V)
+        Canonical CSR (the caller's matrix is never changed; a canonical float64 CSR input is returned
+        without a copy).
+    """
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)  # no copy of a float64 CSR matrix
     else:
@@ -200,51 +216,95 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_topics : K >= 2.
-    method : one of "sggmc", "gsgnht", "gmc_apprmh", "gmc_bgibbs", "vi", "stovi".
-    kappa, sigma, kappa0 : document, topic and corpus-mean concentrations (SGGMC App. F.3: kappa_1, sigma,
-        kappa_0); alpha : Dirichlet parameter (scalar or length K).
-    batch_size : minibatch size S (sggmc, gsgnht, stovi); None or >= D: full batch.
-    n_theta_samples : N theta samples per document and beta step (sggmc, gsgnht, gmc_apprmh).
-    n_iter : outer iterations (one beta sample / one VI sweep each); ``max_time`` stops earlier on the
-        sampler's clock (seconds): ``budget_clock`` "wall" (default) or "cpu" (the process CPU time, which
-        does not shrink the work when other processes share the machine; with ``n_threads=1`` it is the
-        wall time of an idle machine).
-    n_threads : Numba threads (None: leave as is). seed : int or None (recorded as ``seed_``).
-    mean_direction : m of the model (unit vector); default the normalised mean of the training documents
+    n_topics : int, default 10
+        K >= 2.
+    method : {"sggmc", "gsgnht", "gmc_apprmh", "gmc_bgibbs", "vi", "stovi"}, default "sggmc"
+        The inference method (module docstring).
+    kappa, sigma, kappa0 : float, defaults 3e3, 1e3, 1e3
+        Document, topic and corpus-mean concentrations (SGGMC App. F.3: kappa_1, sigma, kappa_0).
+    alpha : float or array_like of float, shape (K,), default 10.0
+        Dirichlet parameter (scalar or length K).
+    batch_size : int or None, default 50
+        Minibatch size S (sggmc, gsgnht, stovi); None or >= D: full batch.
+    n_theta_samples : int, default 5
+        N theta samples per document and beta step (sggmc, gsgnht, gmc_apprmh).
+    n_iter : int, default 100
+        Outer iterations (one beta sample / one VI sweep each); ``max_time`` stops earlier.
+    n_threads : int or None, default None
+        Numba threads (None: leave as is).
+    seed : int or None, default 0
+        Seed of every stream of the fit (module docstring, "Threads and seeds"); recorded as ``seed_``.
+    mean_direction : array_like of float, shape (V,), optional
+        m of the model (unit vector); default the normalised mean of the training documents
         (App. F.3).
-    gamma, rho : App. E's learning rate (default 0.5 / kappa, ours) and momentum coefficient
-        (eps = sqrt(gamma / D), C = rho / eps); ``eps`` and
-        ``friction`` override them. A step that runs to nonsense is refused before fitting (sggmc, gsgnht;
+    gamma : float, optional
+        App. E's learning rate (default 0.5 / kappa, ours): eps = sqrt(gamma / D).
+    rho : float, default 0.1
+        App. E's momentum coefficient: C = rho / eps.
+    eps : float, optional
+        The step size; overrides ``gamma``.
+    friction : float, optional
+        The friction C; overrides ``rho``.
+        A step that runs to nonsense is refused before fitting (sggmc, gsgnht;
         :mod:`scalable_bayes.samplers.geodesic`, "Checks"): eps C (= rho) above 4.35 (SGGMC: sampled temperature
         below 1/2, frozen for eps C >~ 50) or 6.93 (gSGNHT: above 2), or eps sqrt(V - 1) > pi (one step turns a
         topic by more than half a great circle: gamma > D pi^2 / (V - 1)). A gSGNHT thermostat that runs away
-        (|xi eps| > 53 ln 2) stops the fit with a FloatingPointError naming it. n_inner : L. grad_noise_var : V(x)
-        as a scalar (0 in Sec. 5.3); 2C - eps V must not be negative.
-    theta_steps, theta_leapfrog, theta_step_size, theta_floor : the GMC theta chains (transitions between
-        stored samples, leapfrog steps, initial step size, floor of the initialisation).
-    theta_target_accept : the theta step size is adapted between outer iterations towards this acceptance
+        (|xi eps| > 53 ln 2) stops the fit with a FloatingPointError naming it.
+    n_inner : int, default 1
+        L, the inner steps per minibatch.
+    grad_noise_var : float, default 0.0
+        V(x) as a scalar (0 in Sec. 5.3); 2C - eps V must not be negative.
+    theta_steps, theta_leapfrog : int, defaults 3, 5
+        The GMC theta chains: transitions between stored samples, and leapfrog steps per transition.
+    theta_step_size : float, optional
+        Initial step size of the theta chains; default 0.5 / sqrt(kappa + 2 sum(alpha)).
+    theta_floor : float, optional
+        Floor of the theta initialisation, in (0, 1/K); default 0.01 / K.
+    theta_target_accept : float or None, default 0.7
+        The theta step size is adapted between outer iterations towards this acceptance
         rate of the theta chains (ours: the curvature of pi(theta | beta, v) grows with kappa and with how
         nearly collinear the topics are, so no fixed default fits every corpus: on the Wikipedia sample
         (K = 50, kappa = 2e4) the default step accepted 3-5% of proposals and the theta draws barely left
         their initialisation, on 20News-different (K = 20, kappa = 3e4) 86-97% in minibatch runs). log eps <- log eps + (rate - target), the factor clipped to [1/2, 2]; every
         theta chain restarts from its initialisation at each iteration, so each draw is still an MH chain
         for a fixed step. None: keep the step fixed.
-    beta_leapfrog, beta_step_size : the GMC transition on beta (gmc_apprmh, gmc_bgibbs).
-    vi_local_steps, vi_step : local gamma ascent steps and the initial topic angle of VI / StoVI.
-    stovi_tau0, stovi_kappa : StoVI's rate rho_t = (tau0 + t)^-kappa.
-    burn_in, max_samples, thin : topic samples kept for the log-perplexity (burn_in default n_iter // 2, or,
+    beta_leapfrog : int, default 10
+        Leapfrog steps of the GMC transition on beta (gmc_apprmh, gmc_bgibbs).
+    beta_step_size : float, optional
+        Step size of the GMC transition on beta; default 0.5 / sqrt(kappa D).
+    vi_local_steps : int, default 20
+        Local gamma ascent steps of VI / StoVI.
+    vi_step : float, default 0.1
+        The initial topic angle (radians) of VI / StoVI.
+    stovi_tau0, stovi_kappa : float, defaults 10.0, 0.7
+        StoVI's rate rho_t = (tau0 + t)^-kappa (module docstring).
+    burn_in : int, optional
+        Topic samples kept for the log-perplexity start after ``burn_in`` iterations (default n_iter // 2, or,
         with ``max_time``, the iterations that end after half the time budget).
-    samples_dtype : storage of the kept topic samples ``samples_`` ("float32", the default, or "float64"). The
+    max_samples : int, default 50
+        At most this many topic samples are kept (thinned by halving when full).
+    thin : int, default 1
+        Thinning of the kept topic samples.
+    samples_dtype : {"float32", "float64"}, default "float32"
+        Storage of the kept topic samples ``samples_``. The
         state and every computation stay float64; a sample is widened when it is scored. Ours: K x V doubles
         per sample made the 50 kept samples 5.3x the input of an 8,390 x 3,000 tf-idf corpus
         (benchmarks/README_sggmc.md); in single precision a unit topic vector is exact to ~6e-8 per entry,
         which moves kappa v'mu by at most ~kappa x 1e-7 (3e-3 nats at kappa = 3e4, against a log-perplexity
         standard error above 0.05).
-    evaluate_every, n_prior_draws : checkpoints of ``trace_`` (iterations; 0: start and end only) and the
-        Dirichlet draws per test document of the log-perplexity.
-    normalize : l2-normalise the rows of every X given to ``fit``, ``transform``, ``score`` and
-        ``log_perplexity`` instead of refusing rows whose norm is not 1 (default False); zero rows are
+    evaluate_every : int, default 0
+        Checkpoints of ``trace_`` (iterations; 0: start and end only).
+    n_prior_draws : int, default 200
+        The Dirichlet draws per test document of the log-perplexity.
+    max_time : float, optional
+        Stops the fit earlier on the sampler's clock (seconds).
+    budget_clock : {"wall", "cpu"}, default "wall"
+        The clock of ``max_time``: "wall", or "cpu" (the process CPU time, which
+        does not shrink the work when other processes share the machine; with ``n_threads=1`` it is the
+        wall time of an idle machine).
+    normalize : bool, default False
+        l2-normalise the rows of every X given to ``fit``, ``transform``, ``score`` and
+        ``log_perplexity`` instead of refusing rows whose norm is not 1; zero rows are
         refused either way.
     """
 

@@ -37,7 +37,20 @@ __all__ = ["GammaSimplex", "cir_transition", "cir_constants", "normalise_blocks"
 
 
 def cir_constants(h: float) -> tuple[float, float]:
-    """(c, r) = (1 - e^-h, 1 / (e^h - 1)) of a CIR step of length h, computed without cancellation."""
+    """(c, r) = (1 - e^-h, 1 / (e^h - 1)) of a CIR step of length h, computed without cancellation.
+
+    Parameters
+    ----------
+    h : float
+        The time step of the CIR process (the SCIR step size), positive and finite.
+
+    Returns
+    -------
+    c : float
+        1 - e^-h (the scale of the transition law, SCIR eq. 2.2).
+    r : float
+        1 / (e^h - 1) (theta r is the non-centrality lam of the transition).
+    """
     h = float(h)
     if not (math.isfinite(h) and h > 0):
         raise ValueError(f"CIR step: the time step h must be positive and finite, got {h!r}")
@@ -60,6 +73,25 @@ def cir_transition(key, theta, a, c, r):
     inlined like this function (a call that passes the key costs more than a draw). Returns NaN when the
     inputs are invalid (theta < 0 or non-finite, a <= 0, on the Poisson route a mean above 2^60), so that
     the caller reports the step; never a negative number.
+
+    Parameters
+    ----------
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    theta : float
+        The current state, >= 0.
+    a : float
+        Shape of the stationary Gamma(a, 1) law, > 0 (in SCIR the Dirichlet prior plus the
+        rescaled counts).
+    c : float
+        1 - e^-h, from :func:`cir_constants`.
+    r : float
+        1 / (e^h - 1), from :func:`cir_constants`.
+
+    Returns
+    -------
+    float
+        The new state theta' >= 0, or NaN for invalid inputs.
     """
     if not (theta >= 0.0) or not (a > 0.0) or not (a < np.inf):
         return np.nan
@@ -78,7 +110,19 @@ def cir_transition(key, theta, a, c, r):
 @njit(cache=True)
 def normalise_blocks(theta, block, out):
     """out[b, j] = theta[b, j] / sum_j theta[b, j] for the flat ``theta`` split into blocks of ``block``
-    entries; a block whose entries are all 0 gives NaN (the caller reports it)."""
+    entries; a block whose entries are all 0 gives NaN (the caller reports it).
+
+    A Numba kernel; returns nothing.
+
+    Parameters
+    ----------
+    theta : ndarray of float64, shape (n_blocks * block,)
+        Gamma-parametrised positions, >= 0; not modified.
+    block : int
+        Block size (entries per simplex).
+    out : ndarray of float64, shape (n_blocks * block,)
+        Overwritten with the normalised blocks (may be ``theta`` itself).
+    """
     n = theta.shape[0]
     for s in range(0, n, block):
         tot = 0.0
@@ -92,7 +136,19 @@ def normalise_blocks(theta, block, out):
 @njit(cache=True)
 def dirichlet(key, alpha, out):
     """One exact Dirichlet(alpha) draw into ``out`` (SCIR Sec. 1.2: normalised Gamma(alpha_j, 1) draws),
-    computed from the logs of the gammas, so shapes far below 1 keep their relative sizes."""
+    computed from the logs of the gammas, so shapes far below 1 keep their relative sizes.
+
+    A Numba kernel; returns nothing.
+
+    Parameters
+    ----------
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    alpha : ndarray of float64, shape (d,)
+        Dirichlet parameters, > 0.
+    out : ndarray of float64, shape (d,)
+        Overwritten with the draw (entries >= 0 summing to 1).
+    """
     d = alpha.shape[0]
     m = -np.inf
     for j in range(d):
@@ -115,6 +171,15 @@ class GammaSimplex:
 
     ``constants()`` is what the simplex samplers append to their kernel constants:
     ``[block_size, prior_0, ..., prior_{dim-1}]``.
+
+    Parameters
+    ----------
+    n_blocks : int
+        Number of simplices in the product, >= 1 (e.g. the K topics of LDA).
+    block_size : int
+        Entries per simplex, >= 2 (e.g. the vocabulary size).
+    prior : float or array_like of float, shape (n_blocks * block_size,)
+        Dirichlet prior, positive and finite: one value for every entry or one per entry.
     """
 
     name = "gamma-simplex"

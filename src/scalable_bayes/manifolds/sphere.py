@@ -45,7 +45,18 @@ def geodesic_flow(x, v, t, block):
     A block with a = 0 does not move. Afterwards x_b is renormalised to unit length and v_b
     re-projected onto the tangent space at the new x_b (removes rounding drift; the exact flow keeps
     both). A non-finite velocity or position makes the block's position NaN, so the caller reports
-    the step instead of moving on.
+    the step instead of moving on. A Numba kernel; returns nothing.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n_blocks * block,)
+        Positions, each block a unit vector; overwritten with the new positions.
+    v : ndarray of float64, shape (n_blocks * block,)
+        Velocities, each block tangent to its position block; overwritten with the new velocities.
+    t : float
+        Flow time (the step size of the geodesic samplers' flow sub-step).
+    block : int
+        Block size: the dimension of the ambient space R^block of each sphere.
     """
     n = x.shape[0]
     for s in range(0, n, block):
@@ -88,7 +99,19 @@ def geodesic_flow(x, v, t, block):
 @njit(cache=True)
 def project_tangent(x, v, block):
     """v_b <- v_b - (x_b'v_b) x_b for every block: the projection Lambda(x) = I - x x' of SGGMC Sec. 3
-    (x_b unit), in place."""
+    (x_b unit), in place.
+
+    A Numba kernel; returns nothing.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n_blocks * block,)
+        Positions, each block a unit vector; not modified.
+    v : ndarray of float64, shape (n_blocks * block,)
+        Vectors to project; overwritten with their tangent parts.
+    block : int
+        Block size: the dimension of the ambient space of each sphere.
+    """
     n = x.shape[0]
     for s in range(0, n, block):
         d = 0.0
@@ -100,7 +123,17 @@ def project_tangent(x, v, block):
 
 @njit(cache=True)
 def normalise_sphere_blocks(x, block):
-    """x_b <- x_b / |x_b| for every block, in place (a zero block becomes NaN)."""
+    """x_b <- x_b / |x_b| for every block, in place (a zero block becomes NaN).
+
+    A Numba kernel; returns nothing.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n_blocks * block,)
+        The vector to normalise block by block; overwritten.
+    block : int
+        Block size.
+    """
     n = x.shape[0]
     for s in range(0, n, block):
         nrm = 0.0
@@ -117,6 +150,13 @@ class Sphere:
     ``dim`` = n_blocks * block_size (ambient coordinates); ``intrinsic_dim`` = n_blocks * (block_size - 1)
     (the m of the gSGNHT thermostat, SGGMC Alg. 2). ``constants()`` is what a geodesic sampler appends
     to its kernel constants: ``[block_size]``.
+
+    Parameters
+    ----------
+    n_blocks : int
+        Number of spheres in the product, >= 1 (e.g. the K topics of a spherical admixture model).
+    block_size : int
+        Dimension n of the ambient space R^n of each sphere S^{n-1}, >= 2.
     """
 
     name = "sphere"

@@ -31,25 +31,39 @@ class Model:
 
     Parameters
     ----------
-    name : label used in messages and tables.
-    dim : number of parameters n.
-    n_data : N, the number of data items minibatches are drawn from (0: no data, e.g. a
+    name : str
+        Label used in messages and tables.
+    dim : int
+        Number of parameters n, >= 1 (the length of a position vector).
+    n_data : int, default 0
+        N, the number of data items minibatches are drawn from (0: no data, e.g. a
         potential with injected gradient noise).
-    grad_kernel, data : Numba gradient kernel and its data tuple (compiled path), or None.
-    grad_py : NumPy gradient ``grad_py(x, batch_idx, key)`` (Python path), or None.
-    reflect : optional int8 (dim,) mask; coordinates marked 1 are mirrored at 0 after each step
+    grad_kernel : callable or None, default None
+        Numba gradient kernel ``grad(x, data, batch_idx, key, out) -> None`` writing grad U~ into
+        ``out`` (compiled path). One of ``grad_kernel`` and ``grad_py`` is required.
+    data : tuple of ndarray, default ()
+        The data tuple passed to ``grad_kernel``.
+    grad_py : callable or None, default None
+        NumPy gradient ``grad_py(x, batch_idx, key) -> ndarray`` of shape (dim,) (Python path).
+    reflect : array_like of int8, shape (dim,), optional
+        Mask; coordinates marked 1 are mirrored at 0 after each step
         (x <- |x|, p <- -p), i.e. a reflecting boundary for positive parameters.
-    manifold : where the parameters live (:mod:`scalable_bayes.manifolds`); default R^n. A model on
+    manifold : Euclidean, Sphere or GammaSimplex, optional
+        Where the parameters live (:mod:`scalable_bayes.manifolds`); default R^n. Its ``dim`` must equal
+        ``dim``. A model on
         :class:`~scalable_bayes.manifolds.GammaSimplex` returns, in place of a gradient, the minibatch
         estimate of the Dirichlet posterior's counts n^_j = (N/n) sum_{i in S} z_ij (SCIR Alg. 1); the
         simplex samplers add the prior from the manifold.
-    potential : optional ``potential(x) -> float``, U(x) = -log p(x | all data) + const (SGNHT eq. 2 with
+    potential : callable, optional
+        ``potential(x) -> float``, U(x) = -log p(x | all data) + const (SGNHT eq. 2 with
         the full data set, n = N), the function whose gradient ``grad_kernel`` / ``grad_py`` return on a full
         batch. Only used to check the gradient before sampling (:meth:`check_gradient`); a model without it
         is not checked.
-    exact_gradient : False when the gradient carries injected noise even on the full batch (then it cannot
+    exact_gradient : bool, default True
+        False when the gradient carries injected noise even on the full batch (then it cannot
         be compared with finite differences and is not checked).
-    thread_safe : True when the gradient kernel writes nothing but its output ``out`` (no scratch arrays in
+    thread_safe : bool, default False
+        True when the gradient kernel writes nothing but its output ``out`` (no scratch arrays in
         ``data``, no shared lookahead buffer): several chains may then call it at once from threads
         (:func:`scalable_bayes.samplers.run_chains`). Default False: chains run one after another.
     """

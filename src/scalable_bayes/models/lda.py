@@ -99,7 +99,31 @@ def expected_counts(pi, ptr, words, docs, alpha, sweeps, burn, key, ekw, ek):
     """Within-document Gibbs for the documents ``docs``; adds E[n_dkw] into ekw (K x W) and E[n_dk.] into ek.
 
     ``sweeps`` Gibbs sweeps per document, the first ``burn`` discarded, the rest averaged; p(z = k) ∝
-    (alpha + n_dk^-) pi_kw (SGNHT App. H). ``pi`` is K x W; the kernel runs on its transpose."""
+    (alpha + n_dk^-) pi_kw (SGNHT App. H). ``pi`` is K x W; the kernel runs on its transpose.
+
+    Parameters
+    ----------
+    pi : array_like of float, shape (K, W)
+        The topics (rows on the simplex).
+    ptr : ndarray of int64, shape (D + 1,)
+        Document offsets into ``words`` (:func:`tokens_from_counts`).
+    words : ndarray of int64
+        Word ids of the tokens.
+    docs : array_like of int, shape (S,)
+        The documents of the minibatch.
+    alpha : float
+        Dirichlet prior of the document proportions.
+    sweeps : int
+        Gibbs sweeps per document.
+    burn : int
+        Sweeps discarded, 0 <= burn < sweeps.
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    ekw : ndarray of float64, shape (K, W)
+        Accumulator of E[n_dkw] (added to, not reset).
+    ek : ndarray of float64, shape (K,)
+        Accumulator of E[n_dk.] (added to, not reset).
+    """
     _expected_counts_t(np.ascontiguousarray(np.asarray(pi, dtype=np.float64).T), ptr, words,
                        np.ascontiguousarray(docs, np.int64), float(alpha), int(sweeps), int(burn), key, ekw, ek)
 
@@ -119,13 +143,56 @@ def completion_probs(pi, optr, owords, hptr, hwords, alpha, sweeps, key, out):
     held-out token t, theta_d from the observed half by ``sweeps`` Gibbs sweeps drawing from ``key``
     (advanced in place); token arrays from :func:`split_halves`. The caller averages ``out`` over
     samples of pi before taking logs (SGNHT Sec. 5.2). See
-    :func:`scalable_bayes.evaluation.heldout.completion_probs`."""
+    :func:`scalable_bayes.evaluation.heldout.completion_probs`.
+
+    Parameters
+    ----------
+    pi : ndarray of float64, shape (K, W)
+        The topics (rows on the simplex).
+    optr : ndarray of int64, shape (M + 1,)
+        Offsets of the observed halves.
+    owords : ndarray of int64
+        Word ids of the observed tokens.
+    hptr : ndarray of int64, shape (M + 1,)
+        Offsets of the held-out halves.
+    hwords : ndarray of int64
+        Word ids of the held-out tokens.
+    alpha : float
+        Dirichlet prior of the fold-in.
+    sweeps : int
+        Gibbs sweeps per document.
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    out : ndarray of float64, shape (len(hwords),)
+        Output: p(w_t | d) of every held-out token.
+    """
     heldout.completion_probs(np.ascontiguousarray(pi.T), optr, owords, hptr, hwords, float(alpha), int(sweeps), key,
                              out)
 
 
 class SemiCollapsedLDA:
-    """Target for SGHMC/SGNHT on theta in R^{K x W}; minibatches are documents."""
+    """Target for SGHMC/SGNHT on theta in R^{K x W}; minibatches are documents.
+
+    The model of the module docstring (SGNHT Sec. 5.2, App. H); :meth:`model` wraps it as a
+    :class:`~scalable_bayes.models.Model` with a NumPy gradient.
+
+    Parameters
+    ----------
+    counts : array_like or scipy.sparse matrix, shape (D, W)
+        Document-term counts of the training documents (non-negative integers; tf-idf is refused).
+    n_topics : int, default 30
+        K.
+    alpha : float, default 0.1
+        Dirichlet prior of the document proportions.
+    beta : float, default 0.1
+        Prior mean of theta_kw.
+    sigma : float, default 1.0
+        Prior standard deviation of theta_kw.
+    sweeps : int, default 10
+        Within-document Gibbs sweeps per document and gradient.
+    burn : int, optional
+        The first ``burn`` sweeps are discarded (0 <= burn < sweeps); default sweeps // 2.
+    """
 
     def __init__(self, counts, n_topics: int = 30, alpha: float = 0.1, beta: float = 0.1, sigma: float = 1.0,
                  sweeps: int = 10, burn: int | None = None):

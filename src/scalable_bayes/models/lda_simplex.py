@@ -43,7 +43,24 @@ __all__ = ["SimplexLDA", "topics_transposed", "batch_topic_counts", "balanced_bi
 @njit(parallel=True, cache=True)
 def topics_transposed(theta, K, V, pi_t):
     """pi_t[w, k] = theta[k V + w] / sum_w' theta[k V + w'] (rows of theta normalised, transposed).
-    Returns False if some topic's sum is not positive and finite (pi_t then holds garbage)."""
+    Returns False if some topic's sum is not positive and finite (pi_t then holds garbage).
+
+    Parameters
+    ----------
+    theta : ndarray of float64, shape (K * V,)
+        Gamma-parametrised topics, flat (topic k in ``theta[k*V:(k+1)*V]``).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    pi_t : ndarray of float64, shape (V, K)
+        Output: the normalised topics, transposed.
+
+    Returns
+    -------
+    bool
+        True when every topic's sum is positive and finite.
+    """
     ok = np.ones(K, np.bool_)
     for k in prange(K):
         tot = 0.0
@@ -103,6 +120,41 @@ def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs
     ``tok_entry[t]``); ``docs`` the minibatch. Work split: bin b (one per thread) processes the batch
     positions ``order[bin_ptr[b]:bin_ptr[b + 1]]``; any split gives the same result. Document d draws
     from ``stream(seed, d, 0)``. With ``scale = 1`` ``out`` holds the integer sums exactly.
+
+    A Numba kernel; writes ``out`` and returns nothing.
+
+    Parameters
+    ----------
+    pi_t : ndarray of float64, shape (V, K)
+        The topics transposed (:func:`topics_transposed`).
+    indptr : ndarray of int64, shape (D + 1,)
+        CSR row offsets of the corpus.
+    indices : ndarray of int
+        CSR column (word) indices.
+    tok_ptr : ndarray of int64, shape (D + 1,)
+        Document offsets into the token arrays.
+    tok_word : ndarray of int
+        Word of every token.
+    tok_entry : ndarray of int
+        CSR entry of every token.
+    docs : ndarray of int64, shape (S,)
+        The minibatch.
+    order : ndarray of int64, shape (S,)
+        Batch positions grouped by bin (:func:`balanced_bins`).
+    bin_ptr : ndarray of int64, shape (n_bins + 1,)
+        Bin offsets into ``order``.
+    alpha : float
+        Dirichlet prior of the document proportions.
+    sweeps : int
+        Gibbs sweeps per document.
+    burn : int
+        Sweeps discarded.
+    seed : int
+        Seed of the per-document streams.
+    scale : float
+        Factor of the sums (e.g. D / S).
+    out : ndarray of float64, shape (K * V,)
+        Output.
     """
     V, K = pi_t.shape
     nb = docs.shape[0]
@@ -145,7 +197,22 @@ def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs
 
 def balanced_bins(lengths, n_bins: int):
     """(order, bin_ptr): positions 0..len(lengths)-1 split into ``n_bins`` bins of near-equal total length
-    (longest first, each to the lightest bin); bin b is ``order[bin_ptr[b]:bin_ptr[b + 1]]``."""
+    (longest first, each to the lightest bin); bin b is ``order[bin_ptr[b]:bin_ptr[b + 1]]``.
+
+    Parameters
+    ----------
+    lengths : array_like of int
+        Length (work) of each position; a bin's load counts length + 1 per position.
+    n_bins : int
+        Number of bins (clipped to [1, len(lengths)]).
+
+    Returns
+    -------
+    order : ndarray of int64, shape (len(lengths),)
+        The positions, bin after bin.
+    bin_ptr : ndarray of int64, shape (n_bins + 1,)
+        Bin offsets into ``order``.
+    """
     n_bins = max(1, min(int(n_bins), len(lengths)))
     load = [0] * n_bins
     bins = [[] for _ in range(n_bins)]
@@ -164,14 +231,25 @@ class SimplexLDA:
 
     Parameters
     ----------
-    counts : (D, V) document-term counts (CSR or dense; non-negative integers), the training documents.
-    n_topics : K >= 2.
-    alpha : Dirichlet prior of the document proportions (> 0), used in the within-document Gibbs.
-    beta : Dirichlet prior of the topics (> 0): the manifold's prior, added by the samplers.
-    sweeps, burn : within-document Gibbs sweeps per document and call, the first ``burn`` discarded
-        (not stated in SCIR or SGNHT; our defaults G = 20, B = 10).
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        Document-term counts (CSR or dense; non-negative integers), the training documents.
+    n_topics : int
+        K >= 2.
+    alpha : float, default 0.1
+        Dirichlet prior of the document proportions (> 0), used in the within-document Gibbs.
+    beta : float, default 0.01
+        Dirichlet prior of the topics (> 0): the manifold's prior, added by the samplers.
+    sweeps : int, default 20
+        Within-document Gibbs sweeps per document and call (not stated in SCIR or SGNHT; our default G = 20).
+    burn : int, default 10
+        The first ``burn`` of the sweeps are discarded, 0 <= burn < sweeps (our default B = 10).
 
-    Attributes ``K``, ``V``, ``D``, ``dim = K V``; theta is flat, topic k = theta[k V:(k + 1) V].
+    Attributes
+    ----------
+    K, V, D : int
+        Topics, vocabulary size, training documents.
+    dim : int
+        K V; theta is flat, topic k = theta[k V:(k + 1) V].
     """
 
     def __init__(self, counts, n_topics: int, alpha: float = 0.1, beta: float = 0.01, sweeps: int = 20,

@@ -203,21 +203,34 @@ def _logreg_grad(x, data, idx, key, out):
 def logistic_regression(X, y, prior_var: float = 1.0, max_batch: int | None = None) -> Model:
     """Model for SG-MCMC: y_i ~ Bernoulli(sigmoid(x_i' theta)), theta ~ N(0, prior_var I).
 
+    The gradient of U~ is theta/prior_var - (N/n) sum_{i in S} (y_i - sigmoid(x_i' theta)) x_i (the
+    stochastic potential of SGNHT eq. 2 for this likelihood), a Numba kernel (compiled path).
+    Gradients accumulate in float64.
+
     Parameters
     ----------
-    X : (N, d) array of finite features; stored as float32 (halves memory traffic).
-    y : (N,) labels in {0, 1} (bool accepted). Anything else is refused: labels in {-1, 1} would enter
+    X : array_like of float, shape (N, d)
+        Finite features; stored as float32 (halves memory traffic).
+    y : array_like, shape (N,)
+        Labels in {0, 1} (bool accepted). Anything else is refused: labels in {-1, 1} would enter
         the likelihood as y_i = -1, a gradient without a fixed point near the truth (a posterior mean
         of 175 against a true coefficient of 1); map them with ``(y + 1) / 2``.
-    prior_var : variance of the Gaussian prior (> 0, finite).
-    max_batch : largest minibatch the model will be asked for (sizes the scratch buffers; default N).
+    prior_var : float, default 1.0
+        Variance of the Gaussian prior (> 0, finite).
+    max_batch : int, optional
+        Largest minibatch the model will be asked for (sizes the scratch buffers; default N).
 
-    Gradients accumulate in float64.
+    Returns
+    -------
+    Model
+        A model of dimension d with ``n_data = N`` on R^d, with a compiled gradient and no
+        ``potential``; its ``next_batch`` attribute is the buffer the driver fills with the next
+        minibatch (prefetch lookahead).
 
     Raises
     ------
     ValueError
-        for labels outside {0, 1}, NaN or infinite features, mismatched shapes or a bad ``prior_var``.
+        For labels outside {0, 1}, NaN or infinite features, mismatched shapes or a bad ``prior_var``.
     """
     X = np.asarray(X)
     y = np.asarray(y).reshape(-1)
@@ -241,7 +254,26 @@ def logistic_regression(X, y, prior_var: float = 1.0, max_batch: int | None = No
 
 
 def synthetic_logistic_data(n: int, d: int, seed: int):
-    """X ~ N(0, I/d), theta* ~ N(0, I), y ~ Bernoulli(sigmoid(X theta*)); returns X, y, theta*."""
+    """X ~ N(0, I/d), theta* ~ N(0, I), y ~ Bernoulli(sigmoid(X theta*)); returns X, y, theta*.
+
+    Parameters
+    ----------
+    n : int
+        Number of data items N.
+    d : int
+        Number of features.
+    seed : int
+        Seed of the ``numpy.random.default_rng`` the data are drawn from.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n, d)
+        Features, entries N(0, 1/d).
+    y : ndarray of float64, shape (n,)
+        Labels in {0, 1}.
+    theta : ndarray of float64, shape (d,)
+        The true coefficients theta*.
+    """
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d)) / np.sqrt(d)
     theta = rng.standard_normal(d)

@@ -69,7 +69,22 @@ TINY_NORM = 1e-150
 
 def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
     """c_i = 2 alpha_i - 1 of the sphere-lift potential (``jacobian=False``: 2 alpha_i - 2, the density of
-    theta read on the sphere without the Jacobian of y -> y o y; used only to show the tests can fail)."""
+    theta read on the sphere without the Jacobian of y -> y o y; used only to show the tests can fail).
+
+    Parameters
+    ----------
+    alpha : float or array_like of float, shape (K,)
+        The Dirichlet parameter.
+    K : int
+        Number of topics.
+    jacobian : bool, default True
+        Include the Jacobian (the correct lift).
+
+    Returns
+    -------
+    ndarray of float64, shape (K,)
+        The exponents c_i.
+    """
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (K,)).astype(np.float64)
     return 2.0 * a - (1.0 if jacobian else 2.0)
 
@@ -81,7 +96,21 @@ def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
 
 @njit(cache=True, parallel=True)
 def gram(beta, K, V, G):
-    """G[k, j] = beta_k' beta_j (K x K, 2-D), one row per parallel task."""
+    """G[k, j] = beta_k' beta_j (K x K, 2-D), one row per parallel task.
+
+    A Numba kernel; writes ``G`` and returns nothing.
+
+    Parameters
+    ----------
+    beta : ndarray of float64, shape (K * V,)
+        The topics, flat (topic k in ``beta[k*V:(k+1)*V]``).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    G : ndarray of float64, shape (K, K)
+        Output.
+    """
     for k in prange(K):
         for j in range(K):
             s = 0.0
@@ -94,7 +123,25 @@ def gram(beta, K, V, G):
 
 @njit(cache=True, parallel=True)
 def doc_projections(beta, K, V, indptr, indices, data, docs, B):
-    """B[s, k] = beta_k' v_{docs[s]} for the sparse rows of the batch (one document per task)."""
+    """B[s, k] = beta_k' v_{docs[s]} for the sparse rows of the batch (one document per task).
+
+    A Numba kernel; writes ``B`` and returns nothing.
+
+    Parameters
+    ----------
+    beta : ndarray of float64, shape (K * V,)
+        The topics, flat (topic k in ``beta[k*V:(k+1)*V]``).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    indptr, indices, data : ndarray
+        The CSR arrays of the documents (int64, int32/int64, float64).
+    docs : ndarray of int, shape (S,)
+        Corpus indices of the batch documents.
+    B : ndarray of float64, shape (S, K)
+        Output.
+    """
     for s in prange(docs.shape[0]):
         d = docs[s]
         for k in range(K):
@@ -107,7 +154,26 @@ def doc_projections(beta, K, V, indptr, indices, data, docs, B):
 
 @njit(cache=True)
 def vbar_score(theta, b, G, K):
-    """(v' vbar, ||beta theta||) from theta, b = beta' v and G = beta' beta; (0, norm) below TINY_NORM."""
+    """(v' vbar, ||beta theta||) from theta, b = beta' v and G = beta' beta; (0, norm) below TINY_NORM.
+
+    Parameters
+    ----------
+    theta : ndarray of float64, shape (K,)
+        Topic proportions.
+    b : ndarray of float64, shape (K,)
+        beta' v of the document.
+    G : ndarray of float64, shape (K, K)
+        beta' beta.
+    K : int
+        Number of topics.
+
+    Returns
+    -------
+    score : float
+        v' vbar(beta, theta) = theta' b / sqrt(theta' G theta).
+    norm : float
+        ||beta theta|| = sqrt(theta' G theta).
+    """
     q = 0.0
     lin = 0.0
     for i in range(K):
@@ -125,7 +191,23 @@ def vbar_score(theta, b, G, K):
 @njit(cache=True)
 def theta_init(b, Ginv, K, floor, out):
     """SGGMC App. F.3's start theta = (beta'beta)^-1 beta' v (``Ginv`` a (pseudo-)inverse of G), divided by its
-    sum, floored at ``floor`` and renormalised (ours); uniform if the sum is not positive and finite."""
+    sum, floored at ``floor`` and renormalised (ours); uniform if the sum is not positive and finite.
+
+    A Numba kernel; writes ``out`` and returns nothing.
+
+    Parameters
+    ----------
+    b : ndarray of float64, shape (K,)
+        beta' v of the document.
+    Ginv : ndarray of float64, shape (K, K)
+        A (pseudo-)inverse of G = beta' beta.
+    K : int
+        Number of topics.
+    floor : float
+        Smallest entry before the final renormalisation.
+    out : ndarray of float64, shape (K,)
+        Output: the initial theta (on the simplex).
+    """
     tot = 0.0
     for i in range(K):
         acc = 0.0
@@ -156,7 +238,32 @@ def theta_init(b, Ginv, K, floor, out):
 @njit(cache=True)
 def lift_potential(y, c, b, G, kappa, K, grad, theta):
     """U(y) = -sum_i c_i log|y_i| - kappa v'vbar(beta, y o y) and its Euclidean gradient (into ``grad``);
-    ``theta`` is scratch (receives y o y). +inf (gradient untouched) where some y_i = 0 with c_i > 0."""
+    ``theta`` is scratch (receives y o y). +inf (gradient untouched) where some y_i = 0 with c_i > 0.
+
+    Parameters
+    ----------
+    y : ndarray of float64, shape (K,)
+        The point on S^{K-1}.
+    c : ndarray of float64, shape (K,)
+        The exponents c_i (:func:`lift_exponents`).
+    b : ndarray of float64, shape (K,)
+        beta' v of the document.
+    G : ndarray of float64, shape (K, K)
+        beta' beta.
+    kappa : float
+        The document concentration.
+    K : int
+        Number of topics.
+    grad : ndarray of float64, shape (K,)
+        Output: the Euclidean gradient of U at y.
+    theta : ndarray of float64, shape (K,)
+        Scratch.
+
+    Returns
+    -------
+    float
+        U(y) (up to a constant); +inf or -inf where a y_i with c_i != 0 is 0.
+    """
     u = 0.0
     for i in range(K):
         yi = y[i]
@@ -244,7 +351,57 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     chain makes ``n_steps`` GMC transitions (step ``eps``, ``n_leap`` leapfrog steps). Outputs per batch
     document s and sample n: ``out[s, n, :]`` theta, ``score[s, n]`` = v'vbar, ``norm[s, n]`` = ||beta theta||;
     ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
-    ``work`` is (S, >= 5K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop."""
+    ``work`` is (S, >= 5K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop.
+
+    A Numba kernel; writes its outputs and returns nothing.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the per-document streams.
+    it : int
+        The outer iteration (the stream's second index).
+    docs : ndarray of int, shape (S,)
+        Corpus indices of the batch documents.
+    B : ndarray of float64, shape (S, K)
+        beta' v of each batch document (:func:`doc_projections`).
+    G : ndarray of float64, shape (K, K)
+        beta' beta (:func:`gram`).
+    Ginv : ndarray of float64, shape (K, K)
+        A (pseudo-)inverse of G, for the initialisation.
+    c : ndarray of float64, shape (K,)
+        The lift exponents (:func:`lift_exponents`).
+    kappa : float
+        The document concentration.
+    K : int
+        Number of topics.
+    n_samples : int
+        N, samples stored per document.
+    n_steps : int
+        GMC transitions between stored samples.
+    eps : float
+        GMC step size.
+    n_leap : int
+        Leapfrog steps per transition.
+    floor : float
+        Floor of the initialisation (:func:`theta_init`).
+    warm : int
+        0 or 2: start from the initialisation; 1: from ``theta_state``; >= 1 writes the last sample back.
+    theta_state : ndarray of float64, shape (D, K)
+        Every document's last theta.
+    out : ndarray of float64, shape (S, N, K)
+        Output: the samples.
+    score : ndarray of float64, shape (S, N)
+        Output: v' vbar of each sample.
+    norm : ndarray of float64, shape (S, N)
+        Output: ||beta theta|| of each sample.
+    acc : ndarray, shape (S,)
+        Output: accepted transitions per document.
+    work : ndarray of float64, shape (S, >= 5 K)
+        Scratch.
+    keys : ndarray of uint64, shape (S, 2)
+        Scratch.
+    """
     for s in prange(docs.shape[0]):
         d = docs[s]
         key = keys[s]
@@ -286,7 +443,25 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
 def stored_scores(thetas, B, G, K, score, norm):
     """score[s, n] = v_s' vbar(beta, theta[s, n]) and norm[s, n] = ||beta theta[s, n]|| for stored samples
     ``thetas`` (S, N, K) at the topics summarised by B (S x K) and G: the theta's stay fixed while beta moves
-    within one outer iteration (SGGMC Alg. 3) or one GMC trajectory (App. B)."""
+    within one outer iteration (SGGMC Alg. 3) or one GMC trajectory (App. B).
+
+    A Numba kernel; writes ``score`` and ``norm`` and returns nothing.
+
+    Parameters
+    ----------
+    thetas : ndarray of float64, shape (S, N, K)
+        The stored samples.
+    B : ndarray of float64, shape (S, K)
+        beta' v of each document at the current topics.
+    G : ndarray of float64, shape (K, K)
+        beta' beta at the current topics.
+    K : int
+        Number of topics.
+    score : ndarray of float64, shape (S, N)
+        Output: v' vbar.
+    norm : ndarray of float64, shape (S, N)
+        Output: ||beta theta||.
+    """
     for s in prange(thetas.shape[0]):
         for n in range(thetas.shape[1]):
             f, nr = vbar_score(thetas[s, n], B[s], G, K)
@@ -306,7 +481,33 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
 
         sum_{s,n} theta_snk v_s / ||beta theta_sn||  -  sum_j beta_j sum_{s,n} theta_snk theta_snj f_sn / ||beta theta_sn||^2
 
-    (f = v'vbar); terms with ||beta theta|| below TINY_NORM are dropped. Overwrites ``grad``."""
+    (f = v'vbar); terms with ||beta theta|| below TINY_NORM are dropped. Overwrites ``grad``.
+
+    A Numba kernel; returns nothing.
+
+    Parameters
+    ----------
+    beta : ndarray of float64, shape (K * V,)
+        The topics, flat (topic k in ``beta[k*V:(k+1)*V]``).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    indptr, indices, data : ndarray
+        The CSR arrays of the documents (int64, int32/int64, float64).
+    docs : ndarray of int, shape (S,)
+        Corpus indices of the batch documents.
+    thetas : ndarray of float64, shape (S, N, K)
+        The theta samples of the batch documents.
+    score : ndarray of float64, shape (S, N)
+        v' vbar of each sample (:func:`sample_theta` or :func:`stored_scores`).
+    norm : ndarray of float64, shape (S, N)
+        ||beta theta|| of each sample.
+    scale : float
+        kappa D / S.
+    grad : ndarray of float64, shape (K * V,)
+        Output.
+    """
     S = docs.shape[0]
     N = thetas.shape[1]
     inv_n = 1.0 / N
@@ -337,7 +538,30 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
 
 
 def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
-    """mbar(beta) = kappa0 m + sigma sum_k beta_k (eq. 9) and its norm."""
+    """mbar(beta) = kappa0 m + sigma sum_k beta_k (eq. 9) and its norm.
+
+    Parameters
+    ----------
+    beta : ndarray of float64, shape (K * V,)
+        The topics, flat (topic k in ``beta[k*V:(k+1)*V]``).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    m0 : ndarray of float64, shape (V,)
+        The hyperparameter m (unit vector).
+    kappa0 : float
+        Concentration of the corpus mean.
+    sigma : float
+        Concentration of the topics.
+
+    Returns
+    -------
+    mbar : ndarray of float64, shape (V,)
+        kappa0 m + sigma sum_k beta_k.
+    norm : float
+        ||mbar||.
+    """
     mb = kappa0 * m0 + sigma * beta.reshape(K, V).sum(axis=0)
     return mb, float(np.linalg.norm(mb))
 
@@ -354,7 +578,37 @@ def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw
     ``key_from_stream(seed, doc_ids[d], 0)`` (the same draws for every beta^(m): common random numbers),
     into ``logp[d]``; ``se[d]`` is the delta-method Monte Carlo standard error of that log, sd_n(w_n) /
     (sqrt(N) mean_n(w_n)) with w_n the beta-average of exp(...). ``Bm`` (M, D, K), ``Gm`` (M, K, K);
-    ``lw`` (D, N), ``lm`` (D, M + K) and ``keys`` (D, 2) uint64 scratch."""
+    ``lw`` (D, N), ``lm`` (D, M + K) and ``keys`` (D, 2) uint64 scratch.
+
+    A Numba kernel; writes ``logp`` and ``se`` and returns nothing.
+
+    Parameters
+    ----------
+    Bm : ndarray of float64, shape (M, D, K)
+        beta^(m)' v_d for every topic sample m and document d.
+    Gm : ndarray of float64, shape (M, K, K)
+        beta^(m)' beta^(m).
+    alpha : ndarray of float64, shape (K,)
+        The Dirichlet parameter of the prior draws.
+    kappa : float
+        The document concentration.
+    log_cv : float
+        log c_V(kappa).
+    n_draws : int
+        N, prior draws per document.
+    seed : int
+        Seed of the per-document streams.
+    doc_ids : ndarray of int, shape (D,)
+        The documents' ids (the streams' second index).
+    lw, lm : ndarray of float64
+        Scratch, shapes (D, N) and (D, M + K).
+    keys : ndarray of uint64, shape (D, 2)
+        Scratch.
+    logp : ndarray of float64, shape (D,)
+        Output: the estimate of log pi(v_d | {beta^(m)}).
+    se : ndarray of float64, shape (D,)
+        Output: its Monte Carlo standard error (NaN for N = 1).
+    """
     M = Bm.shape[0]
     K = Gm.shape[1]
     for d in prange(Bm.shape[1]):
@@ -409,7 +663,40 @@ def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw
 
 def sample_sam_corpus(n_docs, n_topics, n_words, *, kappa, sigma, kappa0, alpha, seed, m=None):
     """A corpus drawn from SAM's generative process (SGGMC Sec. 4): returns (X as CSR of unit rows,
-    topics beta (K x V), proportions theta (D x K), m). ``m`` defaults to a uniform random unit vector."""
+    topics beta (K x V), proportions theta (D x K), m). ``m`` defaults to a uniform random unit vector.
+
+    Parameters
+    ----------
+    n_docs : int
+        D.
+    n_topics : int
+        K.
+    n_words : int
+        V.
+    kappa : float, keyword-only
+        Document concentration.
+    sigma : float, keyword-only
+        Topic concentration.
+    kappa0 : float, keyword-only
+        Concentration of the corpus mean mu ~ vMF(m, kappa0).
+    alpha : float or array_like of float, shape (K,), keyword-only
+        Dirichlet parameter of theta_d.
+    seed : int, keyword-only
+        Seed (:func:`scalable_bayes.rng.rng_from_seed`).
+    m : ndarray of float64, shape (V,), optional
+        The hyperparameter m, a unit vector.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix, shape (D, V)
+        The documents, unit rows.
+    beta : ndarray of float64, shape (K, V)
+        The topics.
+    theta : ndarray of float64, shape (D, K)
+        The proportions.
+    m : ndarray of float64, shape (V,)
+        The hyperparameter used.
+    """
     import scipy.sparse as sp
 
     from ..rng import rng_from_seed

@@ -32,7 +32,18 @@ def _count_grad(x, data, idx, key, out):
 
 
 def categorical_labels(counts) -> np.ndarray:
-    """The N = sum(counts) labels z_i (int64, sorted) of a count vector; counts must be non-negative integers."""
+    """The N = sum(counts) labels z_i (int64, sorted) of a count vector; counts must be non-negative integers.
+
+    Parameters
+    ----------
+    counts : array_like, shape (d,)
+        Number of observations of each of the d >= 2 categories: non-negative integers, not all zero.
+
+    Returns
+    -------
+    ndarray of int64, shape (sum(counts),)
+        Category j repeated ``counts[j]`` times, in increasing order of j.
+    """
     c = np.asarray(counts)
     if c.ndim != 1 or c.shape[0] < 2:
         raise ValueError(f"counts must be a 1-D vector of at least 2 categories, got shape {c.shape}")
@@ -46,8 +57,21 @@ def categorical_labels(counts) -> np.ndarray:
 def dirichlet_categorical(counts, alpha=0.1) -> Model:
     """Categorical data with counts ``counts`` (length d) and a Dir(``alpha``) prior, for SCIR / SGRLD.
 
-    ``alpha``: a positive scalar or d values. ``Model.n_data`` is N = sum(counts); minibatches index the
-    observations.
+    ``Model.n_data`` is N = sum(counts); minibatches index the observations. The model lives on
+    ``GammaSimplex(1, d, alpha)`` and its kernel returns n^_j = (N/|S|) #{i in S : z_i = j} (SCIR Alg. 1),
+    so the simplex samplers target the posterior Dir(alpha + counts).
+
+    Parameters
+    ----------
+    counts : array_like, shape (d,)
+        Number of observations in each of the d >= 2 categories (non-negative integers, not all zero).
+    alpha : float or array_like of float, shape (d,), default 0.1
+        Dirichlet prior: a positive scalar or d values.
+
+    Returns
+    -------
+    Model
+        The model of dimension d with ``n_data = sum(counts)`` and a compiled (Numba) kernel.
     """
     labels = categorical_labels(counts)
     d = len(counts)
@@ -57,7 +81,22 @@ def dirichlet_categorical(counts, alpha=0.1) -> Model:
 
 
 def dirichlet_marginal(counts, alpha=0.1):
-    """The exact marginals of Dir(alpha + counts): a list of frozen ``scipy.stats.beta`` (one per component)."""
+    """The exact marginals of Dir(alpha + counts): a list of frozen ``scipy.stats.beta`` (one per component).
+
+    Component j of Dir(a) has the marginal Beta(a_j, sum(a) - a_j), a = alpha + counts.
+
+    Parameters
+    ----------
+    counts : array_like, shape (d,)
+        Number of observations in each category.
+    alpha : float or array_like of float, shape (d,), default 0.1
+        Dirichlet prior, a scalar or d values.
+
+    Returns
+    -------
+    list of scipy.stats.rv_frozen
+        d frozen Beta distributions, in the order of the components.
+    """
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (len(counts),)) + np.asarray(counts, dtype=np.float64)
     tot = a.sum()
     return [st.beta(aj, tot - aj) for aj in a]

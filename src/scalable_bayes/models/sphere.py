@@ -35,7 +35,29 @@ __all__ = ["SphereModel", "vmf", "vmf_product", "toy_circle", "toy_circle_densit
 class SphereModel(Model):
     """A :class:`Model` on a :class:`Sphere` with the extra kernels of the geodesic samplers:
     ``potential_kernel`` (U~_H, for GMC) and, for models with data, ``datum_grad_kernel`` (for the
-    Fisher noise estimate). ``exact_gradient`` is False when the gradient carries injected noise."""
+    Fisher noise estimate). ``exact_gradient`` is False when the gradient carries injected noise.
+
+    Parameters
+    ----------
+    name : str
+        Label used in messages and tables.
+    sphere : Sphere
+        The product of spheres the positions live on; the model's ``dim`` is ``sphere.dim``.
+    grad_kernel : callable
+        Numba kernel ``grad_kernel(x, data, batch_idx, key, out)`` writing the gradient of U~_H in the
+        embedded coordinates into ``out``.
+    data : tuple of ndarray
+        The data tuple passed to the kernels.
+    potential_kernel : callable
+        Numba kernel ``potential_kernel(x, data, batch_idx) -> float``, U~_H up to a constant.
+    datum_grad_kernel : callable, optional
+        Numba kernel ``datum_grad_kernel(x, data, i, out) -> N`` writing grad_x log p(x_i | x) of datum i
+        into ``out`` and returning the data-set size N (for the Fisher noise estimate of SGGMC eq. 8).
+    n_data : int, default 0
+        N, the number of data items minibatches are drawn from.
+    exact_gradient : bool, default True
+        False when the gradient carries injected noise.
+    """
 
     def __init__(self, name, sphere: Sphere, grad_kernel, data, potential_kernel, datum_grad_kernel=None,
                  n_data: int = 0, exact_gradient: bool = True):
@@ -86,7 +108,21 @@ def vmf_product(mus, kappas, noise_var: float = 0.0) -> SphereModel:
     """Independent vMF(x_b | mu_b, kappa_b) on each block of a product of spheres: U_H = -sum_b kappa_b mu_b'x_b,
     grad U_H = -kappa_b mu_b, plus optional injected N(0, noise_var I) gradient noise (in R^n).
 
-    ``mus``: (K, d) mean directions (normalised here), ``kappas``: K concentrations >= 0 (or one)."""
+    Parameters
+    ----------
+    mus : array_like of float, shape (K, d)
+        Mean directions, finite and non-zero (normalised here), d >= 2; a (d,) vector is one block.
+    kappas : float or array_like of float, shape (K,)
+        Concentrations >= 0 and finite: one per block, or one for all.
+    noise_var : float, default 0.0
+        Variance V >= 0 of the injected N(0, V I) gradient noise (0: exact gradient).
+
+    Returns
+    -------
+    SphereModel
+        The model on ``Sphere(K, d)`` (named ``"vmf"`` for K = 1), without data; ``exact_gradient`` is
+        True only when ``noise_var`` is 0.
+    """
     mus = np.atleast_2d(np.asarray(mus, dtype=np.float64))
     K, d = mus.shape
     if d < 2:
@@ -111,7 +147,22 @@ def vmf_product(mus, kappas, noise_var: float = 0.0) -> SphereModel:
 
 def vmf(mu, kappa: float, noise_var: float = 0.0) -> SphereModel:
     """vMF(x | mu, kappa) on S^{d-1} (SGGMC Sec. 4; E[mu'x] = A_d(kappa), see
-    :func:`scalable_bayes.special.bessel_ratio`), gradient -kappa mu plus optional N(0, noise_var I) noise."""
+    :func:`scalable_bayes.special.bessel_ratio`), gradient -kappa mu plus optional N(0, noise_var I) noise.
+
+    Parameters
+    ----------
+    mu : array_like of float, shape (d,)
+        Mean direction, finite and non-zero (normalised here), d >= 2.
+    kappa : float
+        Concentration, one number >= 0.
+    noise_var : float, default 0.0
+        Variance of the injected gradient noise (0: exact gradient).
+
+    Returns
+    -------
+    SphereModel
+        The model on ``Sphere(1, d)`` (:func:`vmf_product` with one block).
+    """
     if np.ndim(kappa) != 0:
         raise ValueError("vmf: kappa is one concentration; use vmf_product for several blocks")
     return vmf_product(np.asarray(mu, dtype=np.float64).reshape(1, -1), [kappa], noise_var)
@@ -149,7 +200,26 @@ def toy_circle(angle1: float = math.pi / 3, angle2: float = -math.pi / 3, concen
                weights=(1.0, 2.0), noise_var: float = 1000.0) -> SphereModel:
     """The S^1 toy of SGGMC Sec. 5.1 (Fig. 3): U(x) = -log(w1 exp(c mu1'x) + w2 exp(c mu2'x)), c = 5, weights
     (1, 2), mu1 and mu2 at the angles +pi/3 and -pi/3 (our reading of the paper's "mu1 = -mu2 = pi/3" as
-    angles), gradient corrupted by N(0, noise_var I), noise_var = 1000 in the paper (its V(x))."""
+    angles), gradient corrupted by N(0, noise_var I), noise_var = 1000 in the paper (its V(x)).
+
+    Parameters
+    ----------
+    angle1 : float, default pi/3
+        Angle of mu1 on the circle, in radians.
+    angle2 : float, default -pi/3
+        Angle of mu2, in radians.
+    concentration : float, default 5.0
+        c, positive and finite.
+    weights : tuple of float, default (1.0, 2.0)
+        (w1, w2), two positive numbers (need not sum to 1).
+    noise_var : float, default 1000.0
+        Variance of the injected gradient noise, >= 0 (0: exact gradient).
+
+    Returns
+    -------
+    SphereModel
+        The model on ``Sphere(1, 2)``, position x = (cos t, sin t); no data (``n_data = 0``).
+    """
     c = _positive_finite(concentration, "concentration")
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (2,) or not (np.all(np.isfinite(w)) and np.all(w > 0)):
@@ -166,7 +236,26 @@ def toy_circle(angle1: float = math.pi / 3, angle2: float = -math.pi / 3, concen
 def toy_circle_density(theta, angle1: float = math.pi / 3, angle2: float = -math.pi / 3,
                        concentration: float = 5.0, weights=(1.0, 2.0)) -> np.ndarray:
     """The normalised density of :func:`toy_circle` at angles ``theta`` w.r.t. arc length (closed form:
-    a mixture of von Mises densities, each normalised by 2 pi I_0(c))."""
+    a mixture of von Mises densities, each normalised by 2 pi I_0(c)).
+
+    Parameters
+    ----------
+    theta : array_like of float
+        Angles in radians, any shape.
+    angle1 : float, default pi/3
+        Angle of mu1, in radians.
+    angle2 : float, default -pi/3
+        Angle of mu2, in radians.
+    concentration : float, default 5.0
+        c.
+    weights : tuple of float, default (1.0, 2.0)
+        (w1, w2), normalised here to sum 1.
+
+    Returns
+    -------
+    ndarray
+        The density (per radian), shaped like ``theta``; it integrates to 1 over [0, 2 pi).
+    """
     from scipy.special import i0e
 
     th = np.asarray(theta, dtype=np.float64)
@@ -276,7 +365,29 @@ def vmf_mixture(data, kappa1: float = 20.0, kappa2: float = 20.0, kappa_x: float
     main-text formula lost mu); e2 defaults to e1 (App. D says the two posterior modes are symmetric about
     e1 and equally preferred by the prior, which needs both priors centred at e1). Position (v1, v2);
     minibatch gradients -(N/|S|) sum_S grad log p(x_i | v) - grad log prior; per-datum gradients for
-    the Fisher noise estimate."""
+    the Fisher noise estimate.
+
+    Parameters
+    ----------
+    data : array_like of float, shape (N, d)
+        The observations x_i, unit vectors (within 1e-8), N >= 1, d >= 2.
+    kappa1 : float, default 20.0
+        Concentration of the prior of v1, >= 0.
+    kappa2 : float, default 20.0
+        Concentration of the prior of v2, >= 0.
+    kappa_x : float, default 20.0
+        Concentration of both likelihood components, >= 0.
+    e1 : array_like of float, shape (d,), default (1.0, 0.0)
+        Mean direction of the prior of v1, a unit vector.
+    e2 : array_like of float, shape (d,), optional
+        Mean direction of the prior of v2, a unit vector; default ``e1``.
+
+    Returns
+    -------
+    SphereModel
+        The model on ``Sphere(2, d)``, position (v1, v2) concatenated (length 2 d), ``n_data = N``, with
+        a per-datum gradient kernel.
+    """
     X = np.ascontiguousarray(np.atleast_2d(np.asarray(data, dtype=np.float64)))
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 2:
         raise ValueError(f"vmf_mixture: data must be (N, d) unit vectors with N >= 1, d >= 2, got shape {X.shape}")
@@ -300,7 +411,29 @@ def vmf_mixture_data(n: int, v1_angle: float = -math.pi / 24, v2_angle: float = 
                      kappa_x: float = 20.0, seed=0) -> np.ndarray:
     """``n`` points on S^1 drawn exactly from the likelihood of :func:`vmf_mixture` at v1, v2 given as angles
     (SGGMC Sec. 5.2: v1 = -pi/24, v2 = pi/8, kappa_x = 20; the paper generated them "by GMC", we draw
-    exactly with von Mises variates). Returns (n, 2)."""
+    exactly with von Mises variates).
+
+    Each point is drawn from vMF(v1, kappa_x) or vMF(mu, kappa_x), mu = (v1 + v2) / |v1 + v2|, with
+    probability 1/2 each.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    v1_angle : float, default -pi/24
+        Angle of v1, in radians.
+    v2_angle : float, default pi/8
+        Angle of v2, in radians.
+    kappa_x : float, default 20.0
+        Concentration of the likelihood components.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+        Random source, through :func:`scalable_bayes.rng.rng_from_seed`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, 2)
+        The points (cos, sin) on S^1.
+    """
     g = rng_from_seed(seed)
     v1 = np.array([math.cos(v1_angle), math.sin(v1_angle)])
     v2 = np.array([math.cos(v2_angle), math.sin(v2_angle)])
@@ -313,7 +446,36 @@ def vmf_mixture_data(n: int, v1_angle: float = -math.pi / 24, v2_angle: float = 
 def vmf_mixture_log_posterior(t1, t2, data, kappa1: float = 20.0, kappa2: float = 20.0, kappa_x: float = 20.0,
                               e1_angle: float = 0.0, e2_angle: float | None = None) -> np.ndarray:
     """Unnormalised log posterior of :func:`vmf_mixture` on S^1 x S^1 at angles (t1, t2) (broadcast), full
-    data (vectorised NumPy; for the "true" densities on a grid)."""
+    data (vectorised NumPy; for the "true" densities on a grid).
+
+    The sum over the data of log(exp(kappa_x cos(a_i - t1)) + exp(kappa_x cos(a_i - m))), a_i the angle of
+    x_i and m that of v1 + v2, plus kappa1 cos(t1 - e1_angle) + kappa2 cos(t2 - e2_angle): the log
+    posterior up to an additive constant.
+
+    Parameters
+    ----------
+    t1 : array_like of float
+        Angles of v1, in radians.
+    t2 : array_like of float
+        Angles of v2, in radians; broadcast against ``t1``.
+    data : array_like of float, shape (N, 2)
+        The observations, points on S^1.
+    kappa1 : float, default 20.0
+        Concentration of the prior of v1.
+    kappa2 : float, default 20.0
+        Concentration of the prior of v2.
+    kappa_x : float, default 20.0
+        Concentration of the likelihood components.
+    e1_angle : float, default 0.0
+        Angle of the prior mean of v1, in radians.
+    e2_angle : float, optional
+        Angle of the prior mean of v2, in radians; default ``e1_angle``.
+
+    Returns
+    -------
+    ndarray
+        The unnormalised log posterior, of the broadcast shape of ``t1`` and ``t2``.
+    """
     X = np.asarray(data, dtype=np.float64)
     t1, t2 = np.broadcast_arrays(np.asarray(t1, dtype=np.float64), np.asarray(t2, dtype=np.float64))
     e2_angle = e1_angle if e2_angle is None else e2_angle

@@ -16,7 +16,20 @@ from .base import Model
 # ------------------------------------------------------------------ double well (SGNHT Fig. 1)
 @njit(cache=True)
 def double_well_potential(theta):
-    """U(theta) = (theta + 4)(theta + 1)(theta - 1)(theta - 3)/14 + 0.5  (SGNHT Sec. 3)."""
+    """U(theta) = (theta + 4)(theta + 1)(theta - 1)(theta - 3)/14 + 0.5  (SGNHT Sec. 3).
+
+    A Numba function (also callable on NumPy arrays from Python).
+
+    Parameters
+    ----------
+    theta : float or ndarray of float
+        The position(s).
+
+    Returns
+    -------
+    float or ndarray
+        U(theta), elementwise.
+    """
     return (theta + 4.0) * (theta + 1.0) * (theta - 1.0) * (theta - 3.0) / 14.0 + 0.5
 
 
@@ -36,7 +49,20 @@ def _double_well_grad(x, data, idx, key, out):
 def double_well(B: float = 1.0, h: float = 0.01) -> Model:
     """Double-well potential with injected gradient noise: grad U~ h = grad U h + N(0, 2 B h) (SGNHT Sec. 3).
 
-    ``B`` noise level, ``h`` the step size the noise is calibrated to (noise sd sqrt(2B/h)).
+    The gradient is dU/dtheta plus N(0, 2B/h) noise drawn from the chain's key; the model has no data
+    (``n_data = 0``) and no ``potential`` (its gradient is never exact).
+
+    Parameters
+    ----------
+    B : float, default 1.0
+        Noise level, >= 0.
+    h : float, default 0.01
+        The step size the noise is calibrated to (noise sd sqrt(2B/h)), > 0.
+
+    Returns
+    -------
+    Model
+        The one-dimensional model (thread safe).
     """
     if B < 0 or h <= 0:
         raise ValueError(f"double_well: need B >= 0 and h > 0, got B={B}, h={h}")
@@ -44,7 +70,19 @@ def double_well(B: float = 1.0, h: float = 0.01) -> Model:
 
 
 def double_well_density(grid):
-    """Normalised rho(theta) ∝ exp(-U(theta)) on ``grid`` (quadrature on a fine grid over [-8, 8])."""
+    """Normalised rho(theta) ∝ exp(-U(theta)) on ``grid`` (quadrature on a fine grid over [-8, 8]).
+
+    Parameters
+    ----------
+    grid : array_like of float
+        The positions theta, any shape.
+
+    Returns
+    -------
+    ndarray
+        rho(theta), shaped like ``grid``; the normaliser is the trapezoidal integral of exp(-U) over
+        [-8, 8] on 200,001 points.
+    """
     fine = np.linspace(-8.0, 8.0, 200_001)
     z = np.trapezoid(np.exp(-double_well_potential(fine)), fine)
     return np.exp(-double_well_potential(np.asarray(grid, dtype=np.float64))) / z
@@ -74,6 +112,21 @@ def gaussian(mean, cov, grad_noise_sd: float = 0.0) -> Model:
     """N(mean, cov) with exact gradient cov^-1 (x - mean), plus optional N(0, grad_noise_sd^2 I) gradient noise.
 
     Injected noise of sd s at step h corresponds to the SGNHT noise level B = s^2 h / 2.
+
+    Parameters
+    ----------
+    mean : array_like of float, shape (n,)
+        The mean (a scalar is one dimension).
+    cov : array_like of float, shape (n, n)
+        The covariance matrix, invertible (a scalar for n = 1).
+    grad_noise_sd : float, default 0.0
+        Standard deviation s of the injected gradient noise (0: exact gradient).
+
+    Returns
+    -------
+    Model
+        The model of dimension n, without data, with ``potential`` U(x) = (x - mean)' cov^-1 (x - mean) / 2
+        (thread safe).
     """
     mean = np.atleast_1d(np.asarray(mean, dtype=np.float64))
     cov = np.atleast_2d(np.asarray(cov, dtype=np.float64))
@@ -115,7 +168,17 @@ def _known_var_grad(x, data, idx, key, out):
 def gaussian_known_variance(x) -> Model:
     """x_i ~ N(mu, 1), improper flat prior on mu: grad U~ = N mu - (N/n) sum_S x_i (SGNHT App. E).
 
-    ``x``: at least one finite observation (a NaN would make every gradient NaN)."""
+    Parameters
+    ----------
+    x : array_like of float
+        The observations x_i (flattened): at least one, all finite (a NaN would make every gradient NaN).
+
+    Returns
+    -------
+    Model
+        The one-dimensional model (position mu) with ``n_data = N`` and ``potential``
+        U(mu) = sum_i (x_i - mu)^2 / 2 (thread safe).
+    """
     x = _observations(x, "gaussian_known_variance")
 
     def potential(th):
@@ -126,7 +189,18 @@ def gaussian_known_variance(x) -> Model:
 
 
 def gaussian_known_variance_posterior(x):
-    """Exact posterior N(xbar, 1/N) as a frozen scipy distribution."""
+    """Exact posterior N(xbar, 1/N) as a frozen scipy distribution.
+
+    Parameters
+    ----------
+    x : array_like of float
+        The observations x_i (N = ``x.size``).
+
+    Returns
+    -------
+    scipy.stats.rv_frozen
+        ``scipy.stats.norm(xbar, 1 / sqrt(N))``.
+    """
     x = np.asarray(x, dtype=np.float64)
     return stats.norm(x.mean(), 1.0 / np.sqrt(x.size))
 
@@ -155,7 +229,18 @@ def normal_gamma(x) -> Model:
     """x_i ~ N(mu, 1/gamma), prior N(mu|0, 1/gamma) Gam(gamma|1, 1); position (mu, gamma).
 
     gamma > 0 is kept by a reflecting boundary at 0 (gamma <- |gamma|, not stated in the paper).
-    ``x``: at least one finite observation.
+    The gradient follows -log p (SGNHT App. E prints the last term of d/dgamma without the 1/2).
+
+    Parameters
+    ----------
+    x : array_like of float
+        The observations x_i (flattened): at least one, all finite.
+
+    Returns
+    -------
+    Model
+        The two-dimensional model, position (mu, gamma), ``n_data = N``, with ``potential`` -log p up to a
+        constant (thread safe).
     """
     x = _observations(x, "normal_gamma")
 
@@ -175,6 +260,17 @@ def normal_gamma_posterior(x):
     """Posterior parameters (mu_N, kappa_N, alpha_N, beta_N) and the exact marginals of mu and gamma.
 
     mu ~ Student-t(2 alpha_N, mu_N, sqrt(beta_N/(alpha_N kappa_N))), gamma ~ Gamma(alpha_N, rate beta_N).
+
+    Parameters
+    ----------
+    x : array_like of float
+        The observations x_i (N = ``x.size``) of :func:`normal_gamma`.
+
+    Returns
+    -------
+    dict
+        ``"mu_N"``, ``"kappa_N"``, ``"alpha_N"``, ``"beta_N"`` (floats: the Normal-Gamma posterior
+        parameters) and ``"mu"``, ``"gamma"`` (frozen ``scipy.stats`` marginals).
     """
     x = np.asarray(x, dtype=np.float64)
     N = x.size

@@ -39,7 +39,21 @@ from ..rng import as_key, fill_normal
 
 
 class SGState(NamedTuple):
-    """Sampler state; all arrays float64 and owned by the state."""
+    """Sampler state; all arrays float64 and owned by the state.
+
+    A NamedTuple; the layout of its fields is that of the module docstring.
+
+    Parameters
+    ----------
+    position : ndarray of float64, shape (n,)
+        theta (on the sphere: unit vectors per block; on the simplex: the gamma variables).
+    momentum : ndarray of float64, shape (n,) or (0,)
+        p (u = p h in the reformulated samplers; tangent to the sphere for the geodesic samplers; length
+        0 for first-order samplers).
+    thermostat : ndarray of float64, shape (m,)
+        xi (m = 1), Xi plus scratch (m = n^2 + n), or the fixed friction, followed by the sampler's
+        extra state (counters, scratch), if any.
+    """
 
     position: np.ndarray
     momentum: np.ndarray
@@ -48,7 +62,19 @@ class SGState(NamedTuple):
 
 class SGInfo(NamedTuple):
     """Per-step diagnostics: kinetic energy per dimension p'p/2n (target 0.5; NaN for SGLD),
-    thermostat value (xi, alpha, mean diag of Xi, or the fixed friction), gradient norm."""
+    thermostat value (xi, alpha, mean diag of Xi, or the fixed friction), gradient norm.
+
+    A NamedTuple.
+
+    Parameters
+    ----------
+    kinetic_energy : float
+        Kinetic energy per dimension p'p / (2 n) (target 0.5; NaN for SGLD).
+    thermostat : float
+        The thermostat value after the step (xi, alpha, mean diagonal of Xi, or the fixed friction).
+    grad_norm : float
+        Euclidean norm of the stochastic gradient used in the step.
+    """
 
     kinetic_energy: float
     thermostat: float
@@ -56,7 +82,17 @@ class SGInfo(NamedTuple):
 
 
 class DivergenceError(RuntimeError):
-    """A chain produced a non-finite gradient or position."""
+    """A chain produced a non-finite gradient or position.
+
+    Parameters
+    ----------
+    message : str
+        What diverged and the likely cause (e.g. "step size too large").
+    step : int, optional
+        The step at which the chain diverged, kept as the attribute ``step``.
+    partial_path : str or os.PathLike, optional
+        Where the driver saved the samples drawn before the divergence, kept as ``partial_path``.
+    """
 
     def __init__(self, message, step=None, partial_path=None):
         super().__init__(message)
@@ -67,38 +103,66 @@ class DivergenceError(RuntimeError):
 class SamplingAlgorithm(NamedTuple):
     """A configured sampler: its name, Numba step kernel and constants.
 
-    ``momentum``: whether it carries a momentum; ``reformulated``: step size is eta (= h^2) and
-    the momentum is u = p h; ``thermostat_size(n)``: length of the thermostat array;
-    ``thermostat_init``: initial thermostat value (xi_0).
+    A NamedTuple, built by the sampler factories (:func:`~scalable_bayes.samplers.sgnht`, ...) rather than
+    by hand. The fields from ``model_kernels`` on are hooks for samplers that need more of the model than
+    one gradient per step (the geodesic samplers of :mod:`~scalable_bayes.samplers.geodesic`: several inner
+    steps on one minibatch, a Metropolis-Hastings test, a noise estimate from per-datum gradients).
 
-    Hooks for samplers that need more of the model than one gradient per step (the geodesic samplers
-    of :mod:`~scalable_bayes.samplers.geodesic`: several inner steps on one minibatch, a Metropolis-Hastings
-    test, a noise estimate from per-datum gradients):
-
-    * ``model_kernels``: names of Numba kernels of the model the step kernel calls itself, e.g.
-      ``("grad_kernel",)`` or ``("grad_kernel", "potential_kernel")``. When non-empty the kernel's
-      signature is the common one followed by the model's data, the minibatch and those kernels,
-      ``ke, th = kern(x, p, xi, g, key, h, hyper, data, batch_idx, *kernels)``; the compiled driver
-      binds them at compile time (:func:`~scalable_bayes.samplers._loop.chunk_runner`), so neither it nor the step
-      branches on the sampler. Only models with a Numba gradient (``model.compiled``) qualify.
-    * ``extra_state`` / ``extra_state_per_dim``: the thermostat array gets ``extra_state +
-      extra_state_per_dim * n`` more entries after the scalar thermostat (counters, scratch), so the
-      kernel needs no allocation and the counters travel with the state.
-    * ``max_step``: the largest step size the sampler's constants allow (e.g. the injected noise
-      variance (2C - h V) h must not be negative); a larger one is a ValueError before the first step,
-      whose message gives ``max_step_reason`` (why the bound exists and how to move it).
-    * ``step_bound``: ``step_bound(hyper) -> (largest step, reason)`` from the constants *with* the
-      model's manifold constants appended, for bounds that depend on the model (e.g. a geodesic
-      sampler's step is bounded by the sphere's block size); :meth:`bind` folds it into ``max_step``.
-    * ``full_batch``: the sampler is only correct on the full data set (an exact Metropolis-Hastings
-      test); a run with ``batch_size`` < N is a ValueError (:meth:`check_batch_size`).
-    * ``divergence_hint``: ``divergence_hint(state, step_size) -> str | None``, the sampler's own
-      explanation of a chain that stopped with a non-finite position (e.g. a runaway thermostat that the
-      step kernel stopped by making the position NaN); the driver's DivergenceError reports it instead of
-      its generic "step size too large".
-    * ``kernel_for``: ``kernel_for(hyper) -> kernel``, the variant of the step kernel that :meth:`bind` uses for
-      the model's constants (the simplex samplers take a serial twin of their block-parallel step for
-      models with few blocks: the same draws, compiled far faster and cacheable on disk).
+    Parameters
+    ----------
+    name : str
+        The sampler's name (as in the registry ``SAMPLERS``).
+    kernel : callable
+        The Numba step kernel, ``ke, th = kernel(x, p, xi, g, key, h, hyper)`` (the common signature of
+        :mod:`~scalable_bayes.samplers.euclidean`), or its extended form with ``model_kernels``.
+    hyper : ndarray of float64
+        The kernel's constants (friction, noise estimate, ...); :meth:`bind` appends the manifold's.
+    momentum : bool, default True
+        Whether it carries a momentum.
+    reformulated : bool, default False
+        Step size is eta (= h^2) and the momentum is u = p h.
+    thermostat_kind : {"scalar", "matrix"}, default "scalar"
+        A scalar thermostat (length 1) or the matrix thermostat of SGNHT (n^2 + n entries).
+    thermostat_init : float, default 0.0
+        Initial thermostat value (xi_0; for the matrix thermostat, the diagonal of Xi_0).
+    manifold : str, default "euclidean"
+        Name of the manifold it samples on (``"euclidean"``, ``"sphere"``, ``"gamma-simplex"``); :meth:`bind`
+        refuses a model on another.
+    model_kernels : tuple of str, default ()
+        Names of Numba kernels of the model the step kernel calls itself, e.g.
+        ``("grad_kernel",)`` or ``("grad_kernel", "potential_kernel")``. When non-empty the kernel's
+        signature is the common one followed by the model's data, the minibatch and those kernels,
+        ``ke, th = kern(x, p, xi, g, key, h, hyper, data, batch_idx, *kernels)``; the compiled driver
+        binds them at compile time (:func:`~scalable_bayes.samplers._loop.chunk_runner`), so neither it nor the step
+        branches on the sampler. Only models with a Numba gradient (``model.compiled``) qualify.
+    extra_state : int, default 0
+        With ``extra_state_per_dim``: the thermostat array gets ``extra_state +
+        extra_state_per_dim * n`` more entries after the scalar thermostat (counters, scratch), so the
+        kernel needs no allocation and the counters travel with the state.
+    extra_state_per_dim : int, default 0
+        See ``extra_state``.
+    max_step : float, default inf
+        The largest step size the sampler's constants allow (e.g. the injected noise
+        variance (2C - h V) h must not be negative); a larger one is a ValueError before the first step,
+        whose message gives ``max_step_reason``.
+    max_step_reason : str
+        Why the bound ``max_step`` exists and how to move it.
+    step_bound : callable, optional
+        ``step_bound(hyper) -> (largest step, reason)`` from the constants *with* the
+        model's manifold constants appended, for bounds that depend on the model (e.g. a geodesic
+        sampler's step is bounded by the sphere's block size); :meth:`bind` folds it into ``max_step``.
+    full_batch : bool, default False
+        The sampler is only correct on the full data set (an exact Metropolis-Hastings
+        test); a run with ``batch_size`` < N is a ValueError (:meth:`check_batch_size`).
+    divergence_hint : callable, optional
+        ``divergence_hint(state, step_size) -> str | None``, the sampler's own
+        explanation of a chain that stopped with a non-finite position (e.g. a runaway thermostat that the
+        step kernel stopped by making the position NaN); the driver's DivergenceError reports it instead of
+        its generic "step size too large".
+    kernel_for : callable, optional
+        ``kernel_for(hyper) -> kernel``, the variant of the step kernel that :meth:`bind` uses for
+        the model's constants (the simplex samplers take a serial twin of their block-parallel step for
+        models with few blocks: the same draws, compiled far faster and cacheable on disk).
     """
 
     name: str

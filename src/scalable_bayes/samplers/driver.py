@@ -61,6 +61,44 @@ class ChainResult:
     (the Info of every step); ``checkpoint_step``/``checkpoint_wall``: cumulative sampler wall time
     (seconds, callbacks excluded) at each checkpoint. ``state`` is the sampler's final state (on the
     simplex: gamma variables), from which a chain continues.
+
+    A dataclass: each parameter is kept as the attribute of the same name; ``wall_time`` is the last
+    checkpoint's wall time (seconds).
+
+    Parameters
+    ----------
+    sampler : str
+        The sampler's name.
+    model : str
+        The model's name.
+    seed : int
+        The seed of the chain (the one drawn when ``run_chain`` was given ``seed=None``).
+    chain : int
+        The chain index: the streams are ``make_key(seed, chain)`` and ``batch_key(seed, chain)``.
+    step_size : float
+        h (eta for reformulated samplers), the initial one under a ``step_decay`` schedule.
+    batch_size : int
+        The minibatch size n (N for the full batch; 0 for a model without data).
+    samples : ndarray of float64, shape (n_kept, dim)
+        The kept points, as above.
+    sample_steps : ndarray of int64, shape (n_kept,)
+        0-based step index of each kept point: burnin + thin * k.
+    kinetic_energy : ndarray of float64, shape (n_steps,)
+        Kinetic energy per dimension of every step (NaN for SGLD; NaN after a divergence).
+    thermostat : ndarray of float64, shape (n_steps,)
+        The thermostat value of every step (see :class:`SGInfo`).
+    grad_norm : ndarray of float64, shape (n_steps,)
+        Norm of the stochastic gradient of every step.
+    checkpoint_step : ndarray of int64, shape (n_checkpoints,)
+        Number of steps done at each checkpoint.
+    checkpoint_wall : ndarray of float64, shape (n_checkpoints,)
+        Cumulative sampler wall time at each checkpoint, in seconds (callbacks excluded).
+    state : SGState
+        The final state.
+    callback_values : list of tuple, default []
+        ``(step, value)`` of every call of ``run_chain``'s ``callback``.
+    gamma_samples : ndarray of float64, shape (n_kept, dim), optional
+        On the gamma-parametrised simplex, the gamma variables of the kept steps; None otherwise.
     """
 
     sampler: str
@@ -153,25 +191,59 @@ def run_chain(
 
     Parameters
     ----------
-    seed, chain : the sampler's noise stream is ``make_key(seed, chain)`` and the minibatch stream
+    algorithm : SamplingAlgorithm
+        The sampler (from a factory such as :func:`~scalable_bayes.samplers.sgnht` or ``make_sampler``); it
+        is bound to the model's manifold (:meth:`SamplingAlgorithm.bind`).
+    model : Model
+        The target (:mod:`scalable_bayes.models`).
+    position : array_like of float, shape (dim,)
+        The initial position theta_0, finite, on the model's manifold.
+    seed : int or None, keyword-only
+        With ``chain``: the sampler's noise stream is ``make_key(seed, chain)`` and the minibatch stream
         ``batch_key(seed, chain)``; same seed and chain give byte-identical output. ``seed=None``
         draws fresh entropy; the result's ``seed`` records it, so the chain can be repeated.
-    n_steps : total number of steps T (including burn-in).
-    step_size : h (eta for reformulated samplers).
-    batch_size : minibatch size n (<= N); default N (full batch). Ignored for models with no data.
-    burnin, thin : positions are kept for steps t >= burnin with (t - burnin) % thin == 0.
-    checkpoint_every : steps between returns to Python (wall time, progress, callback); default
-        ~n_steps/20 (at least 1000 steps per compiled chunk).
-    callback : ``callback(step, state) -> value`` called at each checkpoint (its time is not
+    n_steps : int, keyword-only
+        Total number of steps T (including burn-in), >= 1.
+    step_size : float, keyword-only
+        h (eta for reformulated samplers), positive and at most the sampler's ``max_step``.
+    batch_size : int, optional
+        Minibatch size n (1 <= n <= N); default N (full batch). Ignored for models with no data.
+    burnin : int, default 0
+        Number of initial steps whose positions are not kept (0 <= burnin < n_steps).
+    thin : int, default 1
+        Thinning, >= 1: positions are kept for steps t >= burnin with (t - burnin) % thin == 0.
+    chain : int, default 0
+        The chain index (see ``seed``).
+    checkpoint_every : int, optional
+        Steps between returns to Python (wall time, progress, callback); default
+        ceil(n_steps/20), at least 1000 steps for a compiled model (100 for a NumPy gradient).
+    callback : callable, optional
+        ``callback(step, state) -> value`` called at each checkpoint (its time is not
         counted in the wall time); values are returned in ``callback_values`` as (step, value).
-    partial_path : where the samples drawn so far are written (.npz) if the chain diverges.
-    step_decay : ``(tau, kappa)``: step t uses h_t = step_size (1 + t/tau)^-kappa (the decreasing
+    partial_path : str or os.PathLike, optional
+        Where the samples drawn so far are written (.npz) if the chain diverges.
+    progress : bool, optional
+        Show a tqdm progress bar; default: when stderr is a terminal and ``CI`` is not set.
+    step_decay : tuple of float, optional
+        ``(tau, kappa)``: step t uses h_t = step_size (1 + t/tau)^-kappa (the decreasing
         schedule of Patterson & Teh 2013 and SCIR Sec. 4.1); default a constant step size.
-    check_gradient : before the first step, compare the model's full-batch gradient with central finite
+    check_gradient : bool, default True
+        Before the first step, compare the model's full-batch gradient with central finite
         differences of its potential at the initial position and one point near it
         (:meth:`scalable_bayes.models.Model.check_gradient`; a ValueError naming the coordinate with the
         largest discrepancy). Models without a potential, with injected gradient noise or off R^n are not
         checked. The check draws nothing from the chain's streams; ``False`` skips it.
+
+    Returns
+    -------
+    ChainResult
+        The kept samples, the per-step diagnostics, the checkpoints' wall times and the final state.
+
+    Raises
+    ------
+    DivergenceError
+        If a gradient or a position becomes non-finite (its ``step`` says where; the samples so far
+        are written to ``partial_path`` when given).
     """
     name = algorithm.name
     seed = resolve_seed(seed)  # None: fresh entropy, recorded in the result's ``seed``
@@ -308,6 +380,17 @@ class MultiChainResult:
     ``gamma_samples`` likewise or None, ``kinetic_energy`` / ``thermostat`` / ``grad_norm`` (n_chains,
     n_steps). ``threads``: how many chains ran at once (1: one after another); ``wall_time``: seconds for the
     whole call.
+
+    A dataclass; also a sequence of its chains (``len``, indexing, iteration).
+
+    Parameters
+    ----------
+    chains : list of ChainResult
+        One result per chain, in chain order.
+    threads : int, default 1
+        How many chains ran at once.
+    wall_time : float, default 0.0
+        Wall time of the whole call, in seconds.
     """
 
     chains: list
@@ -412,14 +495,22 @@ def run_chains(
 
     Parameters
     ----------
-    position : (dim,) start of every chain, or (n_chains, dim), one start per chain (dispersed starts make
-        R-hat meaningful).
-    n_chains : number of chains, >= 1.
-    n_threads : chains run at once (default: the number of CPUs this process may use, at most
+    algorithm : SamplingAlgorithm
+        The sampler, as in :func:`run_chain`.
+    model : Model
+        The target, as in :func:`run_chain`.
+    position : array_like of float, shape (dim,) or (n_chains, dim)
+        The start of every chain, or one start per chain (dispersed starts make R-hat meaningful).
+    seed : int or None, keyword-only
+        As in :func:`run_chain`; ``seed=None`` draws one fresh seed for all chains, recorded in each
+        chain's ``seed``.
+    n_chains : int, default 4
+        Number of chains, >= 1.
+    n_steps, step_size, batch_size, burnin, thin, checkpoint_every, step_decay, check_gradient
+        As in :func:`run_chain` (the gradient is checked at every chain's start, once, before any chain runs).
+    n_threads : int, optional
+        Chains run at once (default: the number of CPUs this process may use, at most
         ``n_chains``); 1 runs them one after another.
-    seed, n_steps, step_size, batch_size, burnin, thin, checkpoint_every, step_decay, check_gradient : as
-        in :func:`run_chain` (the gradient is checked at every chain's start, once, before any chain runs).
-        ``seed=None`` draws one fresh seed for all chains, recorded in each chain's ``seed``.
 
     Returns
     -------

@@ -216,12 +216,34 @@ def _nonneg(v, what, name):
 
 
 def sgld() -> SamplingAlgorithm:
-    """Stochastic gradient Langevin dynamics (Welling & Teh 2011), SCIR eq. 1.2 convention: theta <- theta - h grad U~ + sqrt(2h) N."""
+    """Stochastic gradient Langevin dynamics (Welling & Teh 2011), SCIR eq. 1.2 convention: theta <- theta - h grad U~ + sqrt(2h) N.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGLD"`` on R^n (kernel :func:`sgld_step`), without momentum; the step size is h. Its info
+        reports NaN kinetic energy and thermostat 0.
+    """
     return SamplingAlgorithm("SGLD", sgld_step, np.zeros(0), momentum=False, thermostat_init=0.0)
 
 
 def sghmc(A: float = 1.0, B_hat: float = 0.0) -> SamplingAlgorithm:
-    """SGHMC (Chen et al. 2014), Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat)."""
+    """SGHMC (Chen et al. 2014), Euler form used in SGNHT Sec. 5.1: friction ``A``, noise estimate ``B_hat`` (B-hat).
+
+    p <- p - A p h - grad U~ h + sqrt(2 (A - B_hat) h) N(0, I);  theta <- theta + p h (:func:`sghmc_step`).
+
+    Parameters
+    ----------
+    A : float, default 1.0
+        Friction, finite and >= 0.
+    B_hat : float, default 0.0
+        Estimate of the gradient-noise level B, 0 <= B_hat <= A.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGHMC"`` on R^n; the step size is h; the reported thermostat is the fixed friction A.
+    """
     A = _nonneg(A, "friction A", "SGHMC")
     B_hat = _nonneg(B_hat, "noise estimate B_hat", "SGHMC")
     if B_hat > A:
@@ -233,6 +255,23 @@ def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> S
     """SGNHT, Algorithm 1: injected-noise level ``A`` (xi_0 = A unless ``xi0`` given).
 
     ``fixed_xi=True`` removes the thermostat update (the fixed-friction chains of SGNHT Fig. 1).
+
+    p <- p - xi p h - grad U~ h + sqrt(2A) N(0, h);  theta <- theta + p h;  xi <- xi + (p'p/n - 1) h
+    (:func:`sgnht_step`).
+
+    Parameters
+    ----------
+    A : float, default 1.0
+        Diffusion (injected-noise level) A, finite and >= 0.
+    xi0 : float, optional
+        Initial thermostat xi_0, finite; default ``A``.
+    fixed_xi : bool, default False
+        Keep xi at xi_0 (a fixed friction).
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGNHT"`` on R^n (named ``"fixed-xi(<xi0>)"`` when ``fixed_xi``); the step size is h.
     """
     A = _nonneg(A, "diffusion A", "SGNHT")
     x0 = A if xi0 is None else float(xi0)
@@ -243,7 +282,24 @@ def sgnht(A: float = 1.0, xi0: float | None = None, fixed_xi: bool = False) -> S
 
 
 def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm:
-    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta (Chen et al. 2014, Alg. 2)."""
+    """SGHMC in the reformulated parameters (u = p h, eta = h^2, a = A h); step size is eta (Chen et al. 2014, Alg. 2).
+
+    u <- u - a u - eta grad U~ + N(0, 2 (a - b_hat) eta);  theta <- theta + u (:func:`sghmc_reform_step`;
+    SGNHT Sec. 5.2).
+
+    Parameters
+    ----------
+    a : float, default 0.01
+        Friction a = A h, finite and >= 0.
+    b_hat : float, default 0.0
+        Noise estimate, 0 <= b_hat <= a.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGHMC"`` on R^n, reformulated (the step size passed to the driver is eta, the momentum is u);
+        the reported thermostat is a.
+    """
     a = _nonneg(a, "friction a", "SGHMC")
     b_hat = _nonneg(b_hat, "noise estimate b_hat", "SGHMC")
     if b_hat > a:
@@ -252,13 +308,46 @@ def sghmc_reformulated(a: float = 0.01, b_hat: float = 0.0) -> SamplingAlgorithm
 
 
 def sgnht_reformulated(a: float = 0.01) -> SamplingAlgorithm:
-    """SGNHT, Algorithm 2 (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a."""
+    """SGNHT, Algorithm 2 (u = p h, eta = h^2, alpha = xi h, a = A h); step size is eta; alpha_0 = a.
+
+    u <- u - alpha u - eta grad U~ + N(0, 2 a eta);  theta <- theta + u;  alpha <- alpha + (u'u/n - eta)
+    (:func:`sgnht_reform_step`).
+
+    Parameters
+    ----------
+    a : float, default 0.01
+        Diffusion a = A h, finite and >= 0; also the initial thermostat alpha_0.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGNHT"`` on R^n, reformulated (step size eta, momentum u); the reported thermostat is alpha.
+    """
     a = _nonneg(a, "diffusion a", "SGNHT")
     return SamplingAlgorithm("SGNHT", sgnht_reform_step, np.array([a]), reformulated=True, thermostat_init=a)
 
 
 def sgnht_matrix(A: float = 1.0, mu: float = 1.0, xi0: float | None = None) -> SamplingAlgorithm:
-    """General SGNHT with a matrix thermostat Xi, SGNHT eq. (11): dXi = (p p' - I)/mu dt; Xi_0 = xi0 I (default A I)."""
+    """General SGNHT with a matrix thermostat Xi, SGNHT eq. (11): dXi = (p p' - I)/mu dt; Xi_0 = xi0 I (default A I).
+
+    Euler form (:func:`sgnht_matrix_step`): p <- p - Xi p h - grad U~ h + sqrt(2A) N(0, h);
+    theta <- theta + p h; Xi <- Xi + (p p' - I) h / mu.
+
+    Parameters
+    ----------
+    A : float, default 1.0
+        Diffusion A, finite and >= 0.
+    mu : float, default 1.0
+        Thermostat mass mu, > 0.
+    xi0 : float, optional
+        Diagonal of the initial thermostat Xi_0 = xi0 I; default ``A``.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGNHT-matrix"`` on R^n, with a thermostat array of n^2 + n entries (Xi row-major, then
+        scratch); the step size is h; the reported thermostat is trace(Xi)/n.
+    """
     A = _nonneg(A, "diffusion A", "SGNHT-matrix")
     mu = float(mu)
     if not (np.isfinite(mu) and mu > 0):

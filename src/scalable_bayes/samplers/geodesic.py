@@ -208,7 +208,32 @@ def sg_geodesic_step(x, p, xi, g, key, h, hyper):
     """SGGMC / gSGNHT with one inner step and a known V (common kernel signature; module docstring).
 
     ``hyper`` = [C, V, L (= 1), thermostat flag, block_size]; ``p`` is the velocity v; ``xi[0]`` the
-    friction (C) or the thermostat; ``g`` = grad U~ at x (the point where O acts)."""
+    friction (C) or the thermostat; ``g`` = grad U~ at x (the point where O acts).
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        Position (unit blocks), updated in place.
+    p : ndarray of float64, shape (n,)
+        Velocity v, updated in place.
+    xi : ndarray of float64
+        Thermostat array (friction or thermostat, counters), updated in place.
+    g : ndarray of float64, shape (n,)
+        grad U~ at x (the point where O acts).
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    h : float
+        The step size eps.
+    hyper : ndarray of float64
+        The constants, as above.
+
+    Returns
+    -------
+    kinetic_energy : float
+        v'v / 2m per intrinsic dimension after the step (NaN when the step failed).
+    thermostat : float
+        xi[0], the friction C or the thermostat xi.
+    """
     block, m = _dims(x, hyper)
     project_tangent(x, p, block)
     kin = _sg_inner(x, p, xi, g, key, h, hyper, block, m)
@@ -218,7 +243,40 @@ def sg_geodesic_step(x, p, xi, g, key, h, hyper):
 @njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def sg_geodesic_inner_step(x, p, xi, g, key, h, hyper, data, idx, grad):
     """SGGMC / gSGNHT with L = hyper[2] inner steps on the minibatch ``idx`` and a known V: the first
-    uses the driver's ``g``, the others call ``grad(x, data, idx, key, g)`` (SGGMC Alg. 1-2)."""
+    uses the driver's ``g``, the others call ``grad(x, data, idx, key, g)`` (SGGMC Alg. 1-2).
+
+    ``hyper`` = [C, V, L, thermostat flag, block_size].
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        Position (unit blocks), updated in place.
+    p : ndarray of float64, shape (n,)
+        Velocity v, updated in place.
+    xi : ndarray of float64
+        Thermostat array (friction or thermostat, counters), updated in place.
+    g : ndarray of float64, shape (n,)
+        grad U~ at x (the point where O acts); overwritten by the inner steps' gradients.
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    h : float
+        The step size eps.
+    hyper : ndarray of float64
+        The constants, as above.
+    data : tuple of ndarray
+        The model's data tuple.
+    idx : ndarray of int64
+        The minibatch.
+    grad : callable
+        The model's gradient kernel ``grad(x, data, idx, key, out)``.
+
+    Returns
+    -------
+    kinetic_energy : float
+        v'v / 2m per intrinsic dimension after the step (NaN when the step failed).
+    thermostat : float
+        xi[0], the friction C or the thermostat xi.
+    """
     block, m = _dims(x, hyper)
     L = np.int64(hyper[_L])
     project_tangent(x, p, block)
@@ -301,7 +359,42 @@ def _fisher_noise(x, z, key, eps, C, data, idx, dgrad, block, out):
 @njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def sg_geodesic_fisher_step(x, p, xi, g, key, h, hyper, data, idx, grad, dgrad):
     """SGGMC / gSGNHT with L = hyper[2] inner steps and V(x) the empirical Fisher estimate from the
-    model's per-datum gradients ``dgrad`` (module docstring). ``xi[1]`` counts clipped directions."""
+    model's per-datum gradients ``dgrad`` (module docstring). ``xi[1]`` counts clipped directions.
+
+    ``hyper`` = [C, V (unused), L, thermostat flag, block_size].
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        Position (unit blocks), updated in place.
+    p : ndarray of float64, shape (n,)
+        Velocity v, updated in place.
+    xi : ndarray of float64
+        Thermostat array (friction or thermostat, counters), updated in place.
+    g : ndarray of float64, shape (n,)
+        grad U~ at x (the point where O acts); overwritten by the inner steps' gradients.
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    h : float
+        The step size eps.
+    hyper : ndarray of float64
+        The constants, as above.
+    data : tuple of ndarray
+        The model's data tuple.
+    idx : ndarray of int64
+        The minibatch.
+    grad : callable
+        The model's gradient kernel ``grad(x, data, idx, key, out)``.
+    dgrad : callable
+        The model's per-datum gradient kernel ``dgrad(x, data, i, out) -> N``.
+
+    Returns
+    -------
+    kinetic_energy : float
+        v'v / 2m per intrinsic dimension after the step (NaN when the step failed).
+    thermostat : float
+        xi[0], the friction C or the thermostat xi.
+    """
     block, m = _dims(x, hyper)
     L = np.int64(hyper[_L])
     C = hyper[_C]
@@ -341,7 +434,40 @@ def sg_geodesic_fisher_step(x, p, xi, g, key, h, hyper, data, idx, grad, dgrad):
 @njit  # not cache=True: takes model kernels (dispatchers) as arguments, see the module docstring
 def gmc_step(x, p, xi, g, key, h, hyper, data, idx, grad, pot):
     """One GMC transition (Byrne & Girolami 2013; module docstring): ``hyper`` = [T, block_size];
-    ``g`` = exact grad U at x; ``xi`` = [last acceptance probability, accepted count, x scratch (n)]."""
+    ``g`` = exact grad U at x; ``xi`` = [last acceptance probability, accepted count, x scratch (n)].
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        Position (unit blocks), updated in place.
+    p : ndarray of float64, shape (n,)
+        Velocity v, redrawn and updated in place.
+    xi : ndarray of float64
+        Thermostat array (friction or thermostat, counters), updated in place.
+    g : ndarray of float64, shape (n,)
+        grad U~ at x (the point where O acts); overwritten during the trajectory.
+    key : ndarray of uint64, shape (2,)
+        A :mod:`scalable_bayes.rng` key, advanced in place.
+    h : float
+        The step size eps.
+    hyper : ndarray of float64
+        The constants, as above.
+    data : tuple of ndarray
+        The model's data tuple.
+    idx : ndarray of int64
+        The minibatch.
+    grad : callable
+        The model's gradient kernel ``grad(x, data, idx, key, out)``.
+    pot : callable
+        The model's potential kernel ``pot(x, data, idx) -> float``.
+
+    Returns
+    -------
+    kinetic_energy : float
+        v'v / 2m per intrinsic dimension after the step (NaN when the step failed).
+    thermostat : float
+        The acceptance probability of the proposal.
+    """
     block, m = _dims(x, hyper)
     T = np.int64(hyper[0])
     n = x.shape[0]
@@ -452,19 +578,54 @@ def _sg(name, C, n_inner, noise, thermo, step_size):
 
 def max_eps_c(thermostat: bool) -> float:
     """The largest eps C (step size times friction; rho of SGGMC App. E) at which SGGMC (``thermostat=False``)
-    still samples at a temperature >= 1/2, or gSGNHT (``True``) at <= 2 (module docstring, "Checks")."""
+    still samples at a temperature >= 1/2, or gSGNHT (``True``) at <= 2 (module docstring, "Checks").
+
+    Parameters
+    ----------
+    thermostat : bool
+        gSGNHT (True) or SGGMC (False).
+
+    Returns
+    -------
+    float
+        ``GSGNHT_MAX_EPS_C`` = 4 sqrt(3) or ``SGGMC_MAX_EPS_C`` = 4.3546...
+    """
     return GSGNHT_MAX_EPS_C if thermostat else SGGMC_MAX_EPS_C
 
 
 def max_step_on_sphere(block: int) -> float:
     """The largest step eps of an SG geodesic sampler on spheres S^{block-1}: eps sqrt(block - 1) = pi, the step
-    at which a velocity at its equilibrium length sqrt(block - 1) carries a block half a great circle."""
+    at which a velocity at its equilibrium length sqrt(block - 1) carries a block half a great circle.
+
+    Parameters
+    ----------
+    block : int
+        Block size (the sphere S^{block-1} lies in R^block), >= 2.
+
+    Returns
+    -------
+    float
+        pi / sqrt(block - 1).
+    """
     return math.pi / math.sqrt(block - 1.0)
 
 
 def sampled_temperature(eps_c: float, thermostat: bool) -> float:
     """Temperature T of the law pi^(1/T) the B O B splitting samples at a = eps C for small eps (no gradient noise
-    beyond the modelled V): (a/2) / sinh(a/2) for SGGMC, cosh(asinh(a)/2) for gSGNHT (module docstring)."""
+    beyond the modelled V): (a/2) / sinh(a/2) for SGGMC, cosh(asinh(a)/2) for gSGNHT (module docstring).
+
+    Parameters
+    ----------
+    eps_c : float
+        a = eps C, step size times friction.
+    thermostat : bool
+        gSGNHT (True) or SGGMC (False).
+
+    Returns
+    -------
+    float
+        T (1 at a = 0 for SGGMC; 0 for SGGMC when a/2 >= 700).
+    """
     u = 0.5 * float(eps_c)
     if thermostat:
         return math.cosh(math.asinh(2.0 * u) / 2.0)
@@ -513,13 +674,55 @@ def sggmc(C: float, n_inner: int = 1, noise="zero", step_size: float | None = No
     """Stochastic gradient geodesic Monte Carlo, SGGMC Alg. 1 (ABOBA, scalar friction ``C``, ``n_inner``
     = L inner steps per minibatch, gradient-noise estimate ``noise``: "zero", a known variance V, or
     "fisher"); see the module docstring. ``step_size`` (optional) is checked against 2C - eps V >= 0.
-    The step size of :func:`~scalable_bayes.samplers.run_chain` is eps."""
+    The step size of :func:`~scalable_bayes.samplers.run_chain` is eps.
+
+    Parameters
+    ----------
+    C : float
+        Friction C, positive and finite.
+    n_inner : int, default 1
+        L, the inner steps per minibatch (one driver step is one outer iteration of L inner steps).
+    noise : "zero", "fisher" or float, default "zero"
+        The gradient-noise estimate V of SGGMC eq. 8: ``"zero"`` (V = 0), a known isotropic variance
+        V >= 0, or ``"fisher"`` (the empirical Fisher estimate from the model's ``datum_grad_kernel``).
+    step_size : float, optional
+        The step size eps the chain will use, checked now against 2C - eps V >= 0 and the friction
+        bound eps C <= :func:`max_eps_c`; the run checks it again in any case.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGGMC"`` (``"SGGMC(L=<L>)"`` for L > 1) on the sphere manifold; the step size of
+        :func:`~scalable_bayes.samplers.run_chain` is eps, bounded by ``max_step`` (noise and friction)
+        and, once bound to a model, by pi / sqrt(block - 1).
+    """
     return _sg("SGGMC", C, n_inner, noise, False, step_size)
 
 
 def gsgnht(C: float, n_inner: int = 1, noise="zero", step_size: float | None = None) -> SamplingAlgorithm:
     """Geodesic stochastic gradient Nose-Hoover thermostat, SGGMC Alg. 2: as :func:`sggmc` with the
-    friction a thermostat xi (xi_0 = C) over the intrinsic dimension m; C sets the injected noise."""
+    friction a thermostat xi (xi_0 = C) over the intrinsic dimension m; C sets the injected noise.
+
+    Parameters
+    ----------
+    C : float
+        Friction C, positive and finite (also the initial thermostat xi_0).
+    n_inner : int, default 1
+        L, the inner steps per minibatch (one driver step is one outer iteration of L inner steps).
+    noise : "zero", "fisher" or float, default "zero"
+        The gradient-noise estimate V of SGGMC eq. 8: ``"zero"`` (V = 0), a known isotropic variance
+        V >= 0, or ``"fisher"`` (the empirical Fisher estimate from the model's ``datum_grad_kernel``).
+    step_size : float, optional
+        The step size eps the chain will use, checked now against 2C - eps V >= 0 and the friction
+        bound eps C <= :func:`max_eps_c`; the run checks it again in any case.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"gSGNHT"`` (``"gSGNHT(L=<L>)"`` for L > 1) on the sphere manifold; the step size of
+        :func:`~scalable_bayes.samplers.run_chain` is eps, bounded by ``max_step`` (noise and friction)
+        and, once bound to a model, by pi / sqrt(block - 1).
+    """
     return _sg("gSGNHT", C, n_inner, noise, True, step_size)
 
 
@@ -527,7 +730,30 @@ def sggmc_sgd(gamma: float, rho: float, n_data: int, n_inner: int = 1, noise="ze
               thermostat: bool = False) -> tuple[SamplingAlgorithm, float]:
     """SGGMC (or gSGNHT with ``thermostat=True``) in the SGD parametrisation of SGGMC App. E: per-batch
     learning rate ``gamma`` and momentum coefficient ``rho`` give eps = sqrt(gamma / |D|) and C = rho / eps
-    (|D| = ``n_data``). Returns ``(sampler, eps)``; pass eps as the step size."""
+    (|D| = ``n_data``). Returns ``(sampler, eps)``; pass eps as the step size.
+
+    Parameters
+    ----------
+    gamma : float
+        Per-batch learning rate, positive and finite.
+    rho : float
+        Momentum coefficient rho = eps C, positive, at most :func:`max_eps_c` ``(thermostat)``.
+    n_data : int
+        |D|, the data-set size, >= 1.
+    n_inner : int, default 1
+        L, inner steps per minibatch (as in :func:`sggmc`).
+    noise : "zero", "fisher" or float, default "zero"
+        The gradient-noise estimate (as in :func:`sggmc`).
+    thermostat : bool, default False
+        Build gSGNHT instead of SGGMC.
+
+    Returns
+    -------
+    sampler : SamplingAlgorithm
+        :func:`sggmc` (or :func:`gsgnht`) with C = rho / eps.
+    eps : float
+        The step size sqrt(gamma / n_data) to pass to the driver.
+    """
     gamma = _positive(gamma, "learning rate gamma", "SGGMC")
     rho = _positive(rho, "momentum coefficient rho", "SGGMC")
     if isinstance(n_data, bool) or int(n_data) != n_data or n_data < 1:
@@ -544,7 +770,19 @@ def sggmc_sgd(gamma: float, rho: float, n_data: int, n_inner: int = 1, noise="ze
 def gmc(n_leapfrog: int) -> SamplingAlgorithm:
     """Geodesic Monte Carlo on the sphere with a Metropolis-Hastings test (Byrne & Girolami 2013, Sec. 3.2):
     ``n_leapfrog`` = T leapfrog steps of size eps (the step size) per proposal; needs the model's exact
-    gradient and its ``potential_kernel`` (module docstring)."""
+    gradient and its ``potential_kernel`` (module docstring).
+
+    Parameters
+    ----------
+    n_leapfrog : int
+        T, the number of leapfrog steps per proposal, >= 1.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"GMC(T=<T>)"`` on the sphere manifold, full batch only (``full_batch=True``); its thermostat
+        array holds the last acceptance probability, the number of accepted proposals and scratch.
+    """
     if isinstance(n_leapfrog, bool) or int(n_leapfrog) != n_leapfrog or n_leapfrog < 1:
         raise ValueError(f"GMC: n_leapfrog (T) must be an integer >= 1, got {n_leapfrog!r}")
     T = int(n_leapfrog)

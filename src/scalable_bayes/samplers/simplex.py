@@ -150,13 +150,31 @@ def _kernel_for(parallel, serial):
 
 
 def scir() -> SamplingAlgorithm:
-    """Stochastic Cox-Ingersoll-Ross sampler (SCIR Alg. 1) for models on the gamma-parametrised simplex."""
+    """Stochastic Cox-Ingersoll-Ross sampler (SCIR Alg. 1) for models on the gamma-parametrised simplex.
+
+    Each theta_j takes the exact CIR transition over the step h with parameter a^_j = alpha_j + n^_j
+    (SCIR eqs. 2.1-2.3; :func:`scir_step`).
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SCIR"`` on the ``"gamma-simplex"`` manifold, without momentum; the step size is h; bound to
+        a model with fewer than ``SERIAL_BELOW_BLOCKS`` blocks it runs the serial twin of its kernel.
+    """
     return SamplingAlgorithm("SCIR", scir_step, np.zeros(0), momentum=False, manifold="gamma-simplex",
                              kernel_for=_kernel_for(scir_step, scir_step_serial))
 
 
 def sgrld() -> SamplingAlgorithm:
     """Stochastic gradient Riemannian Langevin dynamics (Patterson & Teh 2013), expanded-mean
-    parametrisation with the mirrored gamma, for models on the gamma-parametrised simplex."""
+    parametrisation with the mirrored gamma, for models on the gamma-parametrised simplex.
+
+    Returns
+    -------
+    SamplingAlgorithm
+        ``"SGRLD"`` on the ``"gamma-simplex"`` manifold, without momentum (kernel :func:`sgrld_step`); the
+        step size is h; bound to a model with fewer than ``SERIAL_BELOW_BLOCKS`` blocks it runs the serial
+        twin of its kernel.
+    """
     return SamplingAlgorithm("SGRLD", sgrld_step, np.zeros(0), momentum=False, manifold="gamma-simplex",
                              kernel_for=_kernel_for(sgrld_step, sgrld_step_serial))

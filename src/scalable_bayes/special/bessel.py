@@ -87,12 +87,21 @@ def log_besseli(nu, x):
 
     Parameters
     ----------
-    nu : array_like, order >= 0.
-    x : array_like, argument >= 0 (x = 0 gives 0 for nu = 0 and -inf otherwise).
+    nu : array_like of float
+        Order, >= 0 (real, not only integer). Broadcast against ``x``.
+    x : array_like of float
+        Argument, >= 0 (x = 0 gives 0 for nu = 0 and -inf otherwise; x = inf gives inf).
 
     Returns
     -------
-    ndarray (or float for scalar input) of log I_nu(x); finite wherever the log is finite.
+    float or ndarray
+        log I_nu(x), of the broadcast shape of ``nu`` and ``x`` (a float for scalar input); finite
+        wherever the log is finite.
+
+    Raises
+    ------
+    ValueError
+        If an order is negative or NaN, or an argument is negative or NaN.
     """
     nu_a, x_a = np.broadcast_arrays(np.asarray(nu, dtype=np.float64), np.asarray(x, dtype=np.float64))
     if np.any(nu_a < 0) or np.any(np.isnan(nu_a)):
@@ -134,7 +143,30 @@ def bessel_ratio_perron(d, kappa, max_terms=100000, tol=1e-17):
     """A_d(kappa) = I_{d/2}(kappa)/I_{d/2-1}(kappa) by the Perron continued fraction (scalar).
 
     Written as the series 1 + rho_1 + rho_1 rho_2 + ... of Gautschi & Slavik (1978) as in the VMF
-    authors' code; stops when a term is below ``tol`` times the sum or after ``max_terms`` terms.
+    authors' code (VMF paper App. A.5); stops when a term is below ``tol`` times the sum or after
+    ``max_terms`` terms. Below kappa = 1e-6 the Taylor series kappa/d - kappa^3/(d^2 (d+2)) + ... is
+    returned instead. A Numba kernel: arguments are scalars and positional.
+
+    Parameters
+    ----------
+    d : float
+        Ambient dimension (vMF on S^{d-1}), > 0.
+    kappa : float
+        Concentration, >= 0 and finite (kappa = 0 gives 0).
+    max_terms : int, default 100000
+        Upper bound on the number of terms of the series.
+    tol : float, default 1e-17
+        Relative stopping threshold: the sum stops when a term is below ``tol`` times the partial sum.
+
+    Returns
+    -------
+    float
+        A_d(kappa), in [0, 1).
+
+    See Also
+    --------
+    bessel_ratio : the vectorised, validated version.
+    bessel_ratio_perron_fixed : the same fraction truncated after a fixed number of terms.
     """
     if kappa == 0.0:
         return 0.0
@@ -163,7 +195,26 @@ def bessel_ratio_perron(d, kappa, max_terms=100000, tol=1e-17):
 
 @njit(cache=True)
 def bessel_ratio_perron_fixed(d, kappa, n_terms):
-    """Perron continued fraction truncated after exactly ``n_terms`` terms (the paper's K)."""
+    """Perron continued fraction truncated after exactly ``n_terms`` terms (the paper's K).
+
+    The truncated root finder of the VMF authors (VMF paper App. A.5) evaluates A_d this way; same
+    series as :func:`bessel_ratio_perron` without the stopping rule, and the same Taylor series below
+    kappa = 1e-6. A Numba kernel: arguments are scalars and positional.
+
+    Parameters
+    ----------
+    d : float
+        Ambient dimension (vMF on S^{d-1}), > 0.
+    kappa : float
+        Concentration, >= 0 and finite (kappa = 0 gives 0).
+    n_terms : int
+        Number of terms of the series 1 + rho_1 + rho_1 rho_2 + ... (values below 2 keep the first two).
+
+    Returns
+    -------
+    float
+        The truncated approximation of A_d(kappa) = I_{d/2}(kappa) / I_{d/2-1}(kappa).
+    """
     if kappa == 0.0:
         return 0.0
     if kappa < 1e-6:

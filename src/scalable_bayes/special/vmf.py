@@ -93,13 +93,37 @@ def _ret(a):
 
 # ----------------------------------------------------------------------------- normalisers
 def log_sphere_area(d):
-    """log |S^{d-1}| = log(2 pi^{d/2} / Gamma(d/2))."""
+    """log |S^{d-1}| = log(2 pi^{d/2} / Gamma(d/2)), the log surface area of the unit sphere in R^d.
+
+    Parameters
+    ----------
+    d : float
+        Ambient dimension, a scalar >= 2.
+
+    Returns
+    -------
+    float
+        log |S^{d-1}|.
+    """
     d = _check_d(d)
     return math.log(2.0) + 0.5 * d * math.log(math.pi) - float(gammaln(0.5 * d))
 
 
 def author_psi0(d):
-    """Psi(0) in the VMF authors' code: (d/2 - 1) log 2 + lgamma(d/2) + (d/2) log(2 pi)."""
+    """Psi(0) in the VMF authors' code: (d/2 - 1) log 2 + lgamma(d/2) + (d/2) log(2 pi).
+
+    The constant of the authors' code's convention for the negative entropy; see :func:`negentropy_offset`.
+
+    Parameters
+    ----------
+    d : float
+        Ambient dimension, a scalar >= 2.
+
+    Returns
+    -------
+    float
+        The authors' Psi(0).
+    """
     d = _check_d(d)
     return (0.5 * d - 1.0) * math.log(2.0) + float(gammaln(0.5 * d)) + 0.5 * d * math.log(2 * math.pi)
 
@@ -109,6 +133,18 @@ def negentropy_offset(d, convention="uniform"):
 
     ``"uniform"``: 0.  ``"hausdorff"``: -log|S^{d-1}| (true negative differential entropy w.r.t. the
     surface measure).  ``"author"``: the authors' code, Psi(0) = (d/2-1) log 2 + lgamma(d/2) + (d/2) log 2 pi.
+
+    Parameters
+    ----------
+    d : float
+        Ambient dimension, a scalar >= 2 (not checked for ``"uniform"``).
+    convention : {"uniform", "hausdorff", "author"}, default "uniform"
+        The convention whose Psi(0) is returned.
+
+    Returns
+    -------
+    float
+        Psi(0) of that convention: phi(r) + offset is that convention's negative entropy.
     """
     if convention == "uniform":
         return 0.0
@@ -123,6 +159,19 @@ def vmf_log_partition_uniform(kappa, *, d):
     """psi_U(kappa) = log E_{Uniform(S^{d-1})} exp(kappa x_1) = lgamma(d/2) + log I_{d/2-1}(kappa) - (d/2-1) log(kappa/2).
 
     psi_U(0) = 0 and psi_U(inf) = inf. Computed without forming I_nu; for small kappa from the power series.
+    The log-partition of the vMF w.r.t. the uniform probability measure (VMF paper Sec. 1).
+
+    Parameters
+    ----------
+    kappa : array_like of float
+        Concentration(s) kappa = |eta| >= 0 (``inf`` allowed), any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        psi_U(kappa), shaped like ``kappa`` (a float for scalar input).
     """
     d = _check_d(d)
     kappa = _check_kappa(kappa)
@@ -159,6 +208,19 @@ def vmf_log_normalizer(kappa, *, d):
     """log C_d(kappa) of vMF(m, kappa) on S^{d-1}, density w.r.t. the Hausdorff (surface) measure.
 
     C_d(kappa) = kappa^{d/2-1} / ((2 pi)^{d/2} I_{d/2-1}(kappa)); kappa = 0 gives -log|S^{d-1}|.
+    Computed as -log|S^{d-1}| - psi_U(kappa) (:func:`vmf_log_partition_uniform`).
+
+    Parameters
+    ----------
+    kappa : array_like of float
+        Concentration(s) >= 0, any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        log C_d(kappa), shaped like ``kappa`` (a float for scalar input).
     """
     d = _check_d(d)
     return _ret(-log_sphere_area(d) - np.asarray(vmf_log_partition_uniform(kappa, d=d)))
@@ -252,7 +314,32 @@ def _halley_perron_array(r, d, n_steps, n_terms, exact):
 
 
 def kappa_halley_perron(r, *, d, n_steps=2, n_terms=50):
-    """The VMF authors' truncated root finder: ``n_steps`` Halley steps, CF truncated at ``n_terms``."""
+    """The VMF authors' truncated root finder: ``n_steps`` Halley steps, CF truncated at ``n_terms``.
+
+    Solves A_d(kappa) = r (VMF paper App. A.5) by Halley steps started at Banerjee's approximation
+    kappa_0 = r (d - r^2) / (1 - r^2), each evaluating A_d by :func:`bessel_ratio_perron_fixed`. Radii
+    below 1e-8 take the series inverse d r + d^2 r^3 / (d + 2) instead.
+
+    Parameters
+    ----------
+    r : array_like of float
+        Mean-parameter norms |mu| in [0, 1), any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+    n_steps : int, default 2
+        Number of Halley steps (exactly this many, no convergence test).
+    n_terms : int, default 50
+        Number of terms of the truncated Perron continued fraction (the paper's K).
+
+    Returns
+    -------
+    float or ndarray
+        The approximate concentration kappa, shaped like ``r`` (a float for scalar input).
+
+    See Also
+    --------
+    vmf_mean_to_kappa : the root to full precision (``method="newton"``) and the closed forms.
+    """
     d = _check_d(d)
     r = _check_r(r)
     flat = np.atleast_1d(r).astype(np.float64).ravel()
@@ -264,11 +351,23 @@ def vmf_mean_to_kappa(r, *, d, method="newton", **kwargs):
 
     Parameters
     ----------
-    r : array_like in [0, 1), |mu|.
-    d : ambient dimension >= 2, keyword-only (as in every function of this module).
-    method : ``"newton"`` (Halley/Newton on the Perron CF to full precision, started from Banerjee;
-        alias ``"halley"``), ``"banerjee"`` (r (d - r^2)/(1 - r^2)), ``"refined1"`` (psi~'_1),
-        ``"refined2"`` (psi~'_2, the paper's closed form), ``"ode"`` (the ODE, kwargs forwarded).
+    r : array_like of float
+        Mean-parameter norms |mu| in [0, 1), any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2 (keyword-only, as in every function of this module).
+    method : {"newton", "halley", "banerjee", "refined1", "refined2", "ode"}, default "newton"
+        ``"newton"`` (Halley steps on the Perron CF to full precision, started from Banerjee; alias
+        ``"halley"``; VMF paper App. A.5), ``"banerjee"`` (r (d - r^2)/(1 - r^2), Banerjee et al.
+        2005), ``"refined1"`` (psi~'_1), ``"refined2"`` (psi~'_2, the paper's closed form, Sec. 2.5 and
+        App. A.4), ``"ode"`` (phi' from the paper's ODE, Sec. 2.2-2.3).
+    **kwargs
+        Forwarded to :func:`solve_negentropy_ode` for ``method="ode"`` (``psi0``, ``dpsi0``, ``rtol``,
+        ``atol``, ``method``); ignored by the other methods.
+
+    Returns
+    -------
+    float or ndarray
+        The concentration kappa >= 0, shaped like ``r`` (a float for scalar input).
     """
     d = _check_d(d)
     r = _check_r(r)
@@ -370,9 +469,23 @@ def vmf_negentropy(r, *, d, method="exact", **kwargs):
     Relative to the uniform probability measure on S^{d-1}; add ``negentropy_offset(d, convention)``
     for the Hausdorff or the authors' convention.
 
-    method : ``"exact"`` (Newton root + log-Bessel), ``"ode"`` (the paper's ODE, one RK45 solve;
-        kwargs go to :func:`solve_negentropy_ode`), ``"banerjee"`` (antiderivative of Banerjee's
-        approximation), ``"refined"`` (the paper's psi~_1).
+    Parameters
+    ----------
+    r : array_like of float
+        Mean-parameter norms |mu| in [0, 1), any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+    method : {"exact", "ode", "banerjee", "refined"}, default "exact"
+        ``"exact"`` (Newton root + log-Bessel), ``"ode"`` (the paper's ODE, Sec. 2.2-2.3, one RK45
+        solve), ``"banerjee"`` (antiderivative of Banerjee's approximation, Sec. 2.5), ``"refined"``
+        (the paper's psi~_1, Sec. 2.5 and App. A.4).
+    **kwargs
+        Forwarded to :func:`solve_negentropy_ode` for ``method="ode"``; ignored otherwise.
+
+    Returns
+    -------
+    float or ndarray
+        phi(r), shaped like ``r`` (a float for scalar input).
     """
     d = _check_d(d)
     r = _check_r(r)
@@ -389,15 +502,54 @@ def vmf_negentropy(r, *, d, method="exact", **kwargs):
 
 
 def vmf_negentropy_grad(r, *, d, method="exact", **kwargs):
-    """phi'(r) = kappa. ``"exact"`` = Newton; ``"banerjee"``; ``"refined"`` = psi~'_2 (paper's choice);
-    ``"refined1"`` = psi~'_1; ``"ode"``."""
+    """phi'(r) = kappa, the derivative of the negative-entropy profile (= :func:`vmf_mean_to_kappa`).
+
+    Parameters
+    ----------
+    r : array_like of float
+        Mean-parameter norms |mu| in [0, 1), any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+    method : {"exact", "banerjee", "refined", "refined1", "ode"}, default "exact"
+        ``"exact"`` = Newton (``vmf_mean_to_kappa(method="newton")``); ``"banerjee"``; ``"refined"`` =
+        psi~'_2 (the paper's choice, VMF Sec. 2.5); ``"refined1"`` = psi~'_1; ``"ode"``. The other
+        names of :data:`KAPPA_METHODS` are passed through as well.
+    **kwargs
+        Forwarded to :func:`vmf_mean_to_kappa` (used by ``method="ode"``).
+
+    Returns
+    -------
+    float or ndarray
+        phi'(r) = kappa, shaped like ``r`` (a float for scalar input).
+    """
     m = {"exact": "newton", "refined": "refined2"}.get(method, method)
     return vmf_mean_to_kappa(r, d=d, method=m, **kwargs)
 
 
 def vmf_negentropy_hess(r, *, d, method="exact", **kwargs):
-    """phi''(r). ``"exact"``: 1/A_d'(kappa) = 1/(1 - r^2 - (d-1) r/kappa); ``"banerjee"``: derivative of
-    Banerjee's kappa; ``"refined"``: psi~''_1; ``"ode"``: the ODE right-hand side at the ODE solution."""
+    """phi''(r), the second derivative of the negative-entropy profile.
+
+    ``"exact"``: 1/A_d'(kappa) = 1/(1 - r^2 - (d-1) r/kappa) with the Newton kappa; ``"banerjee"``:
+    derivative of Banerjee's kappa; ``"refined"``: psi~''_1 (VMF App. A.4); ``"ode"``: the ODE
+    right-hand side (Sec. 2.2) at the ODE solution phi'. For ``"exact"`` and ``"ode"``, r = 0 gives the
+    limit d.
+
+    Parameters
+    ----------
+    r : array_like of float
+        Mean-parameter norms |mu| in [0, 1), any shape.
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+    method : {"exact", "ode", "banerjee", "refined"}, default "exact"
+        The route, as above.
+    **kwargs
+        Forwarded to :func:`vmf_mean_to_kappa` (used by ``method="ode"``).
+
+    Returns
+    -------
+    float or ndarray
+        phi''(r), shaped like ``r`` (a float for scalar input).
+    """
     d = _check_d(d)
     r = _check_r(r)
     if method in ("exact", "ode"):
@@ -417,7 +569,18 @@ def vmf_negentropy_hess(r, *, d, method="exact", **kwargs):
 def vmf_variance_function(mu, method="exact"):
     """V(mu) = Cov_mu[x] = (Hessian of Psi)^{-1} = (r/phi') I + (1/phi'' - r/phi') mu mu^T / r^2 (paper Sec. 2.4).
 
-    mu : (d,) mean parameter with |mu| < 1. Returns the (d, d) covariance matrix.
+    Parameters
+    ----------
+    mu : array_like of float, shape (d,)
+        Mean parameter with |mu| < 1; its dimension d is that of the ambient space (d >= 2).
+    method : str, default "exact"
+        How phi' and phi'' are computed: a method of :func:`vmf_negentropy_grad` that
+        :func:`vmf_negentropy_hess` also accepts (``"exact"``, ``"banerjee"``, ``"refined"``, ``"ode"``).
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        The covariance matrix V(mu); for mu = 0 the isotropic I / d.
     """
     mu = np.asarray(mu, dtype=np.float64)
     if mu.ndim != 1:
@@ -443,18 +606,38 @@ def _ode_rhs(d):
 def solve_negentropy_ode(r, *, d, psi0=0.0, dpsi0=None, rtol=1e-12, atol=1e-12, method="RK45"):
     """Solve the paper's ODE phi'' = phi' / ((1 - r^2) phi' - (d-1) r) once from 0 to max(r).
 
+    The ODE of the VMF paper (Sec. 2.2, initial conditions Sec. 2.3 and App. A.3), solved with
+    ``scipy.integrate.solve_ivp`` from r = 0 to the largest query radius, stopping at every query radius.
+
     Parameters
     ----------
-    r : array_like query radii in [0, 1) (any order; duplicates allowed).
-    d : dimension, keyword-only.
-    psi0 : phi(0), the constant of the chosen convention (0 = uniform measure).
-    dpsi0 : phi'(0) = epsilon_0 > 0 (the exact value 0 is a 0/0 singularity). Default: the authors'
+    r : array_like of float
+        Query radii in [0, 1), any shape (any order; duplicates allowed).
+    d : float, keyword-only
+        Ambient dimension, a scalar >= 2.
+    psi0 : float, default 0.0
+        phi(0), the constant of the chosen convention (0 = uniform measure; see :func:`negentropy_offset`).
+    dpsi0 : float, optional
+        phi'(0) = epsilon_0 > 0 (the exact value 0 is a 0/0 singularity). Default: the authors'
         1e-6 for d < 1000, 1e-5 for d < 50000, 1e-4 above.
-    rtol, atol : solver tolerances (paper: 1e-12 both), ``method``: ``solve_ivp`` method (paper RK45).
+    rtol : float, default 1e-12
+        Relative tolerance of the solver (paper: 1e-12).
+    atol : float, default 1e-12
+        Absolute tolerance of the solver (paper: 1e-12).
+    method : str, default "RK45"
+        The ``solve_ivp`` method (paper: RK45).
 
     Returns
     -------
-    (phi, phi') arrays shaped like r.
+    phi : ndarray
+        phi(r), shaped like ``r`` (psi0 at r = 0).
+    dphi : ndarray
+        phi'(r) = kappa, shaped like ``r`` (dpsi0 at r = 0).
+
+    Raises
+    ------
+    RuntimeError
+        If the solver fails.
     """
     d = _check_d(d)
     r = _check_r(r)

@@ -88,8 +88,22 @@ def _check_params(n_components, doc_topic_prior, topic_word_prior, max_iter, n_j
 def check_corpus(X, n_words: int | None = None, *, what: str = "X") -> sp.csr_matrix:
     """Validate a document-term count matrix and return it as canonical CSR (int32 counts).
 
-    Raises ``ValueError`` for negative or non-integer counts, a wrong number of columns (out-of-
-    vocabulary ids) or an empty corpus.
+    Raises ``ValueError`` for negative, non-finite or non-integer counts, a count above 2^31 - 1, a
+    wrong number of columns (out-of-vocabulary ids) or an input that is not 2-D.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like, shape (M, V)
+        Document-term counts.
+    n_words : int, optional
+        The vocabulary size V the model was fitted on; X must have that many columns.
+    what : str, default "X"
+        The name of the argument in error messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of int32, shape (M, V)
+        Duplicates summed, explicit zeros removed, column indices sorted.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -428,13 +442,11 @@ class ESCA(_LDABase):
     verbose : int, default 0
         Log one line per iteration at INFO level when > 0 (logger ``scalable_bayes.inference.lda._estimators``;
         ``logging.basicConfig(level=logging.INFO)`` shows it).
-    evaluate_every, heldout_sweeps, callbacks :
-        Record ``history_`` every ``evaluate_every`` iterations (0: never), scoring ``X_heldout`` by
-        document completion with ``heldout_sweeps`` Gibbs sweeps; each callback is called as
-        ``cb(estimator, record)``.
-    sampler : ``"sparse_alias"`` (default: sparse document term + Vose alias tables for the dense
-        term) or ``"plain"`` (dense O(K) inverse-CDF over all topics; the paper's "vanilla" SCA).
-    decomposition : how ``sparse_alias`` splits the frozen conditional, per (document, word) entry:
+    sampler : {"sparse_alias", "plain"}, default "sparse_alias"
+        ``"sparse_alias"``: sparse document term + Vose alias tables for the dense
+        term; ``"plain"``: dense O(K) inverse-CDF over all topics (the paper's "vanilla" SCA).
+    decomposition : {"word", "doc", "auto"}, default "word"
+        How ``sparse_alias`` splits the frozen conditional, per (document, word) entry:
         ``"doc"`` the paper's eq. 23 (document term over the document's topics + per-word alias table
         of the dense term), ``"word"`` (default, the fastest in our measurements) word bucket
         (D_mk + alpha) W_kv/(T_k + V beta) over the word's nonzero topics (rows sorted by decreasing
@@ -442,7 +454,8 @@ class ESCA(_LDABase):
         D_mk beta/(T_k + V beta) (once per document) + smoothing bucket alpha beta/(T_k + V beta) (one
         alias table of K), ``"auto"`` whichever loop is shorter for the entry (eq. 23 or word). Same
         distribution in every case, in double precision, except the dense rows below.
-    dense_min_topics : ``"word"`` decomposition only. A word whose counts have at least this many
+    dense_min_topics : int, optional
+        ``"word"`` decomposition only. A word whose counts have at least this many
         nonzero topics is read from a DENSE row of its K counts, and its entries draw from the whole
         conditional (D_mk + alpha)(W_kv + beta)/(T_k + V beta) computed in single precision, eight
         topics per vector instruction (measured at K = 100: 1.9x faster per token on the Wikipedia
@@ -450,7 +463,29 @@ class ESCA(_LDABase):
         count at which a dense row (K counts) takes no more memory than the sparse row it replaces
         (one topic id + one float64 per nonzero topic), e.g. 24 of K = 100; 0: every word dense;
         K + 1: none.
+    evaluate_every : int, default 0
+        Record ``history_`` every ``evaluate_every`` iterations (0: never), scoring ``X_heldout`` of
+        ``fit`` by document completion.
+    heldout_sweeps : int, default 20
+        Gibbs sweeps of the document completion of each held-out evaluation.
+    callbacks : sequence of callable, default ()
+        Each callback is called as ``cb(estimator, record)`` with every ``history_`` record.
 
+    Attributes
+    ----------
+    components_ : ndarray of float64, shape (K, V)
+        W_kv + beta.
+    doc_topic_counts_ : scipy.sparse.csr_matrix, shape (M, K)
+        D_mk of the last iteration.
+    topic_counts_ : ndarray, shape (K,)
+        T_k.
+    history_ : list of dict
+        Per-iteration records.
+    fit_time_ : float
+        Seconds.
+
+    Notes
+    -----
     Memory (default ``decomposition="word"``): the corpus, ONE buffer of the sparse document-topic
     counts (each document reads its own counts whole before overwriting them), ONE dense V x K
     topic-word count array (the write buffer) plus the read buffer: dense count rows for the words
@@ -464,11 +499,6 @@ class ESCA(_LDABase):
     is built from nnz(W) counts instead of a scan of all V x K. The ``doc``/``auto`` decompositions
     and ``plain`` read a dense copy of W (two V x K arrays), uint16 when every word occurs fewer
     than 2^16 times, else int32.
-
-    Attributes
-    ----------
-    components_ : (K, V) W_kv + beta.   doc_topic_counts_ : (M, K) CSR D_mk of the last iteration.
-    topic_counts_ : (K,) T_k.   history_ : list of per-iteration records.   fit_time_ : seconds.
     """
 
     _name = "ESCA"
@@ -684,7 +714,23 @@ class CollapsedGibbs(_LDABase):
     counts excluding the token. Dense O(K) draw per token. The sweep is sequential (n_jobs is
     used by the held-out evaluation only).
 
-    Attributes: components_ (K, V) W_kv + beta; history_; fit_time_; topic_assignments_ z (int32).
+    Parameters
+    ----------
+    n_components, doc_topic_prior, topic_word_prior, max_iter, n_jobs, random_state, verbose
+        As in :class:`ESCA`.
+    evaluate_every, heldout_sweeps, callbacks
+        As in :class:`ESCA`.
+
+    Attributes
+    ----------
+    components_ : ndarray of float64, shape (K, V)
+        W_kv + beta.
+    history_ : list of dict
+        Per-iteration records.
+    fit_time_ : float
+        Seconds.
+    topic_assignments_ : ndarray of int16 or int32, shape (n_tokens,)
+        The topic z of every token.
     """
 
     _name = "CGS"
@@ -724,9 +770,12 @@ class CVB0(_LDABase):
     excluding the token; one responsibility row gamma per (document, word) entry, shared by its
     tokens; sequential sweep (n_jobs is used by the held-out evaluation only).
 
-    Parameters (besides the common ones)
-    ------------------------------------
-    gamma_dtype : storage of gamma: ``"auto"`` (default: float32 while its float32 responsibilities
+    Parameters
+    ----------
+    n_components, doc_topic_prior, topic_word_prior, max_iter, n_jobs, random_state, verbose
+        As in :class:`ESCA`.
+    gamma_dtype : {"auto", "float32", "float16"}, default "auto"
+        Storage of gamma: ``"auto"`` (default: float32 while its float32 responsibilities
         take at most ``AUTO_FLOAT32_BYTES`` = 8 GiB, half precision above), ``"float32"`` (4 bytes
         per (entry, topic)) or ``"float16"`` (IEEE half precision, 2 bytes). The choice depends on
         the corpus and K only, never on the machine, so a fit is the same everywhere; the storage used
@@ -734,6 +783,23 @@ class CVB0(_LDABase):
         the stored responsibilities are rounded, and D, W, T receive exactly the stored (rounded)
         values, so they always equal the sums of c x gamma over the stored rows and a token's old
         contribution is removed exactly.
+    evaluate_every, heldout_sweeps, callbacks
+        As in :class:`ESCA`.
+
+    Attributes
+    ----------
+    components_ : ndarray of float64, shape (K, V)
+        Expected W_kv + beta.
+    gamma_dtype_ : str
+        The storage used (``"float32"`` or ``"float16"``).
+    history_ : list of dict
+        Per-iteration records.
+    fit_time_ : float
+        Seconds.
+
+    Notes
+    -----
+    ``responsibilities()`` returns a float64 copy of gamma, for small fits.
 
     Why half precision for large fits: gamma is the whole memory of CVB0, nnz x K values: at K = 1000 on the
     Wikipedia stand-in's paper-scale training split (20,443 documents, 6.61M entries) 24.6 GiB in
@@ -758,10 +824,6 @@ class CVB0(_LDABase):
     Memory: gamma (nnz x K x 2 or 4 bytes), D (M x K float64), W (V x K float64), T. ``fit``
     refuses, before allocating, a state larger than the memory available to the process (Linux
     MemAvailable, or what its cgroup allows), naming the fixes.
-
-    Attributes: components_ (K, V) expected W_kv + beta; gamma_dtype_ (the storage used); history_;
-    fit_time_; responsibilities()
-    (float64 copy of gamma, for small fits).
     """
 
     _name = "CVB0"

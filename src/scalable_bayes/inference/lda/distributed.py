@@ -31,7 +31,21 @@ __all__ = ["DistributedESCA", "shard_bounds"]
 
 
 def shard_bounds(doc_len: np.ndarray, n_shards: int) -> np.ndarray:
-    """Boundaries (n_shards + 1) of contiguous document blocks with about equal token counts."""
+    """Boundaries (n_shards + 1) of contiguous document blocks with about equal token counts.
+
+    Parameters
+    ----------
+    doc_len : ndarray of int, shape (M,)
+        Tokens per document.
+    n_shards : int
+        Number of blocks (MPI ranks).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_shards + 1,)
+        Non-decreasing document indices from 0 to M; shard r holds documents
+        ``bounds[r]:bounds[r + 1]``.
+    """
     cum = np.cumsum(doc_len)
     targets = cum[-1] * np.arange(1, n_shards) / n_shards
     cuts = np.searchsorted(cum, targets, side="left") + 1
@@ -52,7 +66,18 @@ class _Shard(CorpusArrays):
 class DistributedESCA(ESCA):
     """:class:`ESCA` sharded over the ranks of an MPI communicator ``comm`` (keyword-only; default
     ``MPI.COMM_WORLD``). Same parameters, attributes and results as ESCA; ``doc_topic_counts_``
-    holds this rank's documents only (``shard_`` = (first, last + 1) document of the rank)."""
+    holds this rank's documents only (``shard_`` = (first, last + 1) document of the rank).
+
+    Parameters
+    ----------
+    n_components, doc_topic_prior, topic_word_prior, max_iter, n_jobs, random_state, verbose
+        As in :class:`ESCA` (a ``random_state`` that is None or a Generator is resolved on rank 0 and
+        broadcast, so every rank uses the same seed).
+    comm : mpi4py.MPI.Comm, optional
+        The communicator; default ``MPI.COMM_WORLD`` (needs mpi4py).
+    sampler, decomposition, dense_min_topics, evaluate_every, heldout_sweeps, callbacks
+        As in :class:`ESCA`.
+    """
 
     _name = "ESCA_MPI"
     # the Allreduce adds the other ranks' counts behind the sweep's back: the tables scan all counts

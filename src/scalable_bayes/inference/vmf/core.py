@@ -55,6 +55,18 @@ def validate_unit_rows(X, atol=1e-6):
     """Return X as CSR float64 (or a C-contiguous float64 array) after checking it is a finite matrix of unit rows.
 
     Raises ValueError naming the offending row for NaN/inf, zero rows and rows whose norm is not 1.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like of float, shape (n, d)
+        The data, d >= 2.
+    atol : float, default 1e-6
+        Largest accepted | |x_i| - 1 |.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix or ndarray of float64, shape (n, d)
+        ``X`` as CSR float64 (sparse input) or a C-contiguous float64 array.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
@@ -107,6 +119,22 @@ def init_partition_means(X, n_components, rng, uniform_norm=False):
 
     ``uniform_norm`` rescales every mu_k to the mean norm over k (used for hard and tied fits).
     Returns mu (K, d) dense.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like of float, shape (n, d)
+        The data, unit rows.
+    n_components : int
+        K, the number of parts (``numpy.array_split`` of a random permutation of the rows).
+    rng : numpy.random.Generator
+        The random source of the permutation.
+    uniform_norm : bool, default False
+        Rescale every mu_k to the mean norm.
+
+    Returns
+    -------
+    ndarray of float64, shape (K, d)
+        The part means mu_k (norms below 1).
     """
     n = X.shape[0]
     perm = rng.permutation(n)
@@ -137,7 +165,37 @@ def _kappa_from_r(r, d, kappa_method, kappa_max):
 
 
 def component_scores(d, weights, r, kappa_or_none, parametrization, negentropy, kappa_method, kappa_max):
-    """(a_k, b_k) with log p_ik = a_k + b_k (x_i . m_k) for both parametrisations (Hausdorff measure)."""
+    """(a_k, b_k) with log p_ik = a_k + b_k (x_i . m_k) for both parametrisations (Hausdorff measure).
+
+    Natural: a_k = log w_k + log C_d(kappa_k), b_k = kappa_k. Mean: a_k = log w_k + phi(r_k) - phi'(r_k) r_k
+    - log |S^{d-1}|, b_k = phi'(r_k) (the Bregman form, VMF paper Sec. 3.1).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    weights : ndarray of float64, shape (K,)
+        Mixture weights w_k.
+    r : ndarray of float64, shape (K,)
+        Mean norms r_k (used by the mean parametrisation).
+    kappa_or_none : ndarray of float64, shape (K,), or None
+        Concentrations kappa_k (natural parametrisation; None for the mean one).
+    parametrization : {"natural", "mean"}
+        Which form of the density.
+    negentropy : {"refined", "exact", "banerjee", "ode"}
+        Method of phi and phi' (mean parametrisation).
+    kappa_method : str
+        Not used here (kept for a uniform call).
+    kappa_max : float
+        Not used here (kept for a uniform call).
+
+    Returns
+    -------
+    a : ndarray of float64, shape (K,)
+        The offsets a_k.
+    b : ndarray of float64, shape (K,)
+        The slopes b_k (kappa_k or phi'(r_k)).
+    """
     with np.errstate(divide="ignore"):
         logw = np.log(weights)
     if parametrization == "natural":
@@ -157,6 +215,34 @@ def component_scores(d, weights, r, kappa_or_none, parametrization, negentropy, 
 
 @dataclass
 class VMFMixtureResult:
+    """The fitted parameters and trace of :func:`fit_vmf_mixture`.
+
+    A dataclass: each parameter is kept as the attribute of the same name.
+
+    Parameters
+    ----------
+    weights : ndarray of float64, shape (K,)
+        Mixture weights w_k.
+    directions : ndarray of float64, shape (K, d)
+        Mean directions m_k, unit rows.
+    mean_norms : ndarray of float64, shape (K,)
+        r_k = |mu_k| (mean parametrisation) or A_d(kappa_k).
+    concentrations : ndarray of float64, shape (K,)
+        kappa_k = phi'(r_k).
+    log_likelihood : list of float, default []
+        Per iteration (soft: marginal; hard: classification).
+    iter_times : list of float, default []
+        Wall seconds per iteration.
+    n_iter : int, default 0
+        Iterations run.
+    converged : bool, default False
+        Whether the relative change of the log-likelihood fell to at most ``tol`` (which stops the fit).
+    labels : ndarray of int, shape (n,), optional
+        The component of largest responsibility of each row, under the final parameters.
+    resp : ndarray of float64, shape (n, K), optional
+        The responsibilities under the final parameters.
+    """
+
     weights: np.ndarray          # w_k
     directions: np.ndarray       # m_k, (K, d) unit rows
     mean_norms: np.ndarray       # r_k = |mu_k| (mean parametrisation) or A_d(kappa_k)
@@ -182,18 +268,40 @@ def fit_vmf_mixture(X, n_components, *, parametrization="natural", assignment="s
 
     Parameters
     ----------
-    parametrization : ``"natural"`` (movMF, kappa by root finding) or ``"mean"`` (Bregman clustering,
+    X : scipy.sparse matrix or array_like of float, shape (n, d)
+        The data, unit rows.
+    n_components : int
+        K, the number of components.
+    parametrization : {"natural", "mean"}, default "natural"
+        ``"natural"`` (movMF, kappa by root finding) or ``"mean"`` (Bregman clustering,
         moment matching + negative entropy).
-    assignment : ``"soft"`` (EM) or ``"hard"`` (classification EM).
-    tied : shared concentration kappa (natural) / shared |mu| (mean); the M-step maximises the tied
+    assignment : {"soft", "hard"}, default "soft"
+        ``"soft"`` (EM) or ``"hard"`` (classification EM).
+    tied : bool, default False
+        Shared concentration kappa (natural) / shared |mu| (mean); the M-step maximises the tied
         objective: A_d(kappa) = sum_k |s_k| / n, i.e. |mu| = sum_k N_k r_k / n for both.
-    tol : stop when the relative log-likelihood change is below tol (0: run max_iter iterations).
-    kappa_max : cap on kappa (natural) and on |mu| <= A_d(kappa_max) (mean).
-    kappa_method : natural M-step root finder: ``"newton"`` (to full precision) or ``"halley_perron"``
-        (the authors' 2 Halley steps, 50 CF terms).
-    negentropy : mean-parametrisation Psi, grad Psi: ``"refined"`` (psi~_1, psi~'_2), ``"exact"``,
+    max_iter : int, default 100
+        EM iterations.
+    tol : float, default 0.0
+        Stop when the relative log-likelihood change is at most tol (0: run max_iter iterations).
+    kappa_max : float, default 1e4
+        Cap on kappa (natural) and on |mu| <= A_d(kappa_max) (mean).
+    kappa_method : str, default "newton"
+        Natural M-step root finder: ``"newton"`` (to full precision) or ``"halley_perron"``
+        (the authors' 2 Halley steps, 50 CF terms); also ``"banerjee"``, ``"refined2"`` (closed forms).
+    negentropy : {"refined", "exact", "banerjee", "ode"}, default "refined"
+        Mean-parametrisation Psi, grad Psi: ``"refined"`` (psi~_1, psi~'_2), ``"exact"``,
         ``"banerjee"`` or ``"ode"``.
-    rng : numpy Generator or seed (for the random-partition initialisation); ``init_mu`` overrides it.
+    rng : numpy.random.Generator, int or None, optional
+        Generator or seed (for the random-partition initialisation); ``init_mu`` overrides it.
+    init_mu : array_like of float, shape (K, d), optional
+        Initial mean parameters mu_k (their norms are capped at A_d(kappa_max)).
+
+    Returns
+    -------
+    VMFMixtureResult
+        The fitted parameters, the per-iteration log-likelihoods and times, and the labels and
+        responsibilities of the rows of X under the final parameters.
     """
     if parametrization not in PARAMETRIZATIONS:
         raise ValueError(f"parametrization = {parametrization!r}; use 'natural' or 'mean'")
@@ -280,6 +388,28 @@ def spherical_kmeans(X, n_components, *, max_iter=100, rng=None, init_mu=None):
     """Spherical k-means (Dhillon & Modha 2001): cosine-similarity assignment, centroids renormalised.
 
     Returns (labels, centroids (K, d), n_iter). Same random-partition initialisation as the mixtures.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array_like of float, shape (n, d)
+        The data, unit rows.
+    n_components : int
+        K, the number of clusters.
+    max_iter : int, default 100
+        Iterations (the fit stops earlier when the labels no longer change).
+    rng : numpy.random.Generator, int or None, optional
+        Generator or seed of the initialisation.
+    init_mu : array_like of float, shape (K, d), optional
+        Initial centroids (normalised here); overrides the random partition.
+
+    Returns
+    -------
+    labels : ndarray of int, shape (n,)
+        The cluster of every row.
+    centroids : ndarray of float64, shape (K, d)
+        Unit centroids.
+    n_iter : int
+        Iterations run.
     """
     X = validate_unit_rows(X)
     n, d = X.shape

@@ -237,12 +237,30 @@ class BregmanVMF(_VMFMixtureBase):
 
     Parameters
     ----------
-    negentropy : {"refined", "exact", "banerjee", "ode"}
+    n_components : int, default 2
+        K, the number of components.
+    assignment : {"soft", "hard"}, default "soft"
+        EM or classification EM (as in :class:`MovMF`).
+    tied : bool, default False
+        Share one mean-parameter norm |mu_k| (equivalent to a shared kappa).
+    max_iter : int, default 100
+        EM iterations per start.
+    tol : float, default 0.0
+        Relative change of the log-likelihood at which the fit stops, as in :class:`MovMF` (0: always
+        ``max_iter`` iterations).
+    kappa_max : float, default 1e4
+        Cap on kappa: |mu_k| is capped at A_d(kappa_max).
+    negentropy : {"refined", "exact", "banerjee", "ode"}, default "refined"
         "refined" is the paper's closed forms psi~_1 for Psi and psi~'_2 for grad Psi; "exact" root
         finding + log-Bessel.
-    tied : bool
-        Share one mean-parameter norm |mu_k| (equivalent to a shared kappa).
-    Other parameters as in :class:`MovMF` (``n_init``, ``tol``, ``random_state``, ...).
+    random_state : None, int or numpy Generator, default None
+        The random-partition initialisation (shared with :class:`MovMF`) and :meth:`sample`.
+    init_mu : array_like of float, shape (K, d), optional
+        Initial mean parameters (overrides random_state's initialisation).
+    n_init : int, default 1
+        Number of starts; the one of largest log-likelihood is kept (as in :class:`MovMF`).
+    normalize : bool, default False
+        l2-normalise the rows of X instead of refusing rows whose norm is not 1 (as in :class:`MovMF`).
     """
 
     _parametrization = "mean"
