@@ -1,5 +1,6 @@
 """VMF claim checks (Fig1, Fig2, Fig4, Fig5, Tab1) fed a right and a deliberately wrong result: the wrong one must
-fail. The tables are built with the library's own functions on small grids, in the shape ``vmf.runs`` writes them;
+fail (verdict "fails"). Figs 1, 2, 4, 5 are deterministic (sd 0: no random draw enters); Table 1's subsampled
+corpora carry the spread of their counts over data seeds. The tables are built with the library's own functions on small grids, in the shape ``vmf.runs`` writes them;
 the wrong variants change one thing a mistake would (a solver at scipy's default tolerance, the cruder closed
 form under the refined one's name, an ODE whose initial value does not wash out, the training split only).
 VMF-Fig3 is tested in tests/test_vmf_checks.py."""
@@ -75,16 +76,29 @@ def test_fig2_fails_when_the_refined_forms_are_banerjees():
 
 
 def test_fig2_fails_when_the_gradient_error_does_not_shrink_with_d():
-    """The first-order psi~'_1 in place of psi~'_2 for the gradient: better than Banerjee, but its error does not
-    fall with d as the paper's form does (or, if it does, the per-point comparison catches it)."""
+    """The refined gradient error growing slowly with d (its d = 10 level times (d / 10)^0.1, what an error term
+    that scales with d gives): better than Banerjee at small d, but not 'shrinks with d'. Held exactly at its
+    d = 10 level instead, the fall is exactly 0, the threshold itself: with sd 0 that comparison is undecided
+    (a tie no real run produces), so the wrong variant here grows."""
     t = _fig2_table()
     ref = t.method == "refined"
-    # the refined gradient error held at its d = 10 level at every d (what a d-independent error term gives)
     base = t[ref & (t.d == 10)]["dphi_abs_err"].to_numpy()
     for d in (100, 1000):
-        t.loc[ref & (t.d == d), "dphi_abs_err"] = base
+        t.loc[ref & (t.d == d), "dphi_abs_err"] = base * (d / 10) ** 0.1
     c = claims.check_fig2(t, S_FIG2, "test")
-    assert c.holds is False and c.details["decreasing_in_d"] is False
+    fall = [e for e in c.evidence if "falls with d" in e.name][0]
+    assert c.verdict == "fails" and c.details["decreasing_in_d"] is False and fall.verdict == "fails"
+    for d in (100, 1000):  # the tie
+        t.loc[ref & (t.d == d), "dphi_abs_err"] = base
+    fall = [e for e in claims.check_fig2(t, S_FIG2, "test").evidence if "falls with d" in e.name][0]
+    assert fall.margin == 0 and fall.verdict == "undecided"
+
+
+def test_curve_items_are_deterministic():
+    """No random draw enters Figs 1, 2, 4, 5: every evidence has sd 0 and says so."""
+    for c in (claims.check_fig2(_fig2_table(), S_FIG2, "test"), claims.check_fig4(runs.fig4_table(), S_FIG4, "test"),
+              claims.check_fig5(_fig5_table(n=10), S_FIG5, "test")):
+        assert c.evidence and all(e.sd == 0 and e.sd_from.startswith("deterministic") for e in c.evidence)
 
 
 # ------------------------------------------------------------------ Fig. 4: forgetting phi'(0)
@@ -163,8 +177,23 @@ def _tab1(**override):
 S_TAB1 = {"datasets": ["classic3", "classic300", "news20", "news20_small"]}
 
 
-def test_tab1_corpora_as_built_pass():
-    assert claims.check_tab1(_tab1(), S_TAB1, "test").holds is True
+def test_tab1_corpora_as_built_are_undecided_on_news20_small_terms():
+    """As built (data seed 0): every count within 10% of the paper's, but news20-small's vocabulary (17,260 vs
+    16,218: 6.4% off) depends on its random 100-per-class subsample, whose term count moves by 589 (3.6% of the
+    paper's) between data seeds: within 2 sds of the 10% bound, so undecided; the rest holds."""
+    c = claims.check_tab1(_tab1(), S_TAB1, "test")
+    ev = {e.name.split(":")[0]: e for e in c.evidence}
+    assert ev["class counts"].verdict == "holds" and ev["documents"].verdict == "holds"
+    assert ev["terms"].verdict == "undecided" and "news20_small" in ev["terms"].name and c.verdict == "undecided"
+    assert ev["terms"].margin == pytest.approx(0.1 - 1042 / 16218)
+    assert ev["terms"].sd == pytest.approx(claims.TAB1_SUBSAMPLE_SD["news20_small"]["n_terms"] / 16218)
+
+
+def test_tab1_whole_corpora_close_to_the_paper_hold():
+    """classic3 and news20 alone (whole corpora, no subsample: sd 0) within 10%: holds."""
+    t = _tab1()
+    c = claims.check_tab1(t[t.dataset.isin(["classic3", "news20"])].reset_index(drop=True), S_TAB1, "test")
+    assert c.verdict == "holds" and all(e.sd == 0 for e in c.evidence)
 
 
 @pytest.mark.parametrize("wrong", [{"news20": (20, 11314, 28521, 20, 18803, 28571)},
@@ -172,4 +201,4 @@ def test_tab1_corpora_as_built_pass():
                                    {"classic3": (4, 7095, 4675, 3, 3891, 4674)}],
                          ids=["train_split_only", "no_document_frequency_pruning", "cisi_kept_as_a_fourth_class"])
 def test_tab1_fails_for_a_wrongly_built_corpus(wrong):
-    assert claims.check_tab1(_tab1(**wrong), S_TAB1, "test").holds is False
+    assert claims.check_tab1(_tab1(**wrong), S_TAB1, "test").verdict == "fails"

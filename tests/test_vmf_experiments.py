@@ -8,7 +8,8 @@ from scalable_bayes_papers.vmf import claims, runs as ex
 
 
 def _check(item, df, **settings):
-    return getattr(claims, f"check_{item}")(df, settings, "test").as_dict()
+    c = getattr(claims, f"check_{item}")(df, settings, "test")
+    return {**c.as_dict(), "verdict": c.verdict}  # the claim file's fields (write_claim adds the verdict)
 
 
 def test_fig1_fig2_fig4_fig5_small():
@@ -57,9 +58,13 @@ def test_run_fig3_and_claim():
     assert df.nmi.between(0, 1).all()
     again = ex.run_fig3(sp.csr_matrix(X), y, "toy", [2, 3], seed=0, max_iter=15)
     pd.testing.assert_series_equal(df.nmi, again.nmi)  # same seed, same numbers
-    c = _check("fig3", df, datasets=["toy"], k_grid={"toy": [2, 3]}, seeds=[0], max_iter=15, max_docs=None)
+    st = dict(datasets=["toy"], k_grid={"toy": [2, 3]}, seeds=[0, 1], max_iter=15, max_docs=None)
+    one = _check("fig3", df, **st)
+    assert one["verdict"] == "not checked" and "needs 2+ seeds" in one["note"]  # one seed: the spread is unknown
+    both = pd.concat([df, ex.run_fig3(sp.csr_matrix(X), y, "toy", [2, 3], seed=1, max_iter=15)], ignore_index=True)
+    c = _check("fig3", both, **st)
     assert c["id"] == "VMF-Fig3" and c["scale"].startswith("test (") and "tied M-steps" in c["note"]
-    assert c["holds"] is True
-    bad = df.copy()
+    assert c["verdict"] == "holds", c["measured"]
+    bad = both.copy()
     bad.loc[bad.parametrization == "mean", "nmi"] -= 0.5
-    assert _check("fig3", bad, datasets=["toy"], k_grid={"toy": [2, 3]}, seeds=[0], max_iter=15, max_docs=None)["holds"] is False
+    assert _check("fig3", bad, **st)["verdict"] == "fails"
