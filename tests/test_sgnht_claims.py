@@ -25,6 +25,29 @@ def _ev(c, start):
     assert len(hits) == 1, [e.name for e in c.evidence]
     return hits[0]
 
+# ------------------------------------------------------------------ the spread helpers
+def test_seed_mean_sd_and_jackknife_by_hand():
+    m, sd = claims.seed_mean_sd([1.0, 2.0, 4.0])
+    assert m == pytest.approx(7 / 3) and sd == pytest.approx(np.std([1.0, 2.0, 4.0], ddof=1) / np.sqrt(3))
+    assert claims.seed_mean_sd([np.inf, 3.0]) == (np.inf, 0.0)  # a diverged chain decides
+    with pytest.raises(claims.NoSpread, match="at least 2"):
+        claims.seed_mean_sd([1.0])
+    vals = {0: 1.0, 1: 5.0, 2: 2.0}
+    # leave-one-out maxima 5, 2, 5: sqrt(2/3 * ((5-4)^2 + (2-4)^2 + (5-4)^2)) = 2
+    assert claims.jackknife_sd(vals, lambda ss: max(vals[s] for s in ss)) == pytest.approx(2.0)
+
+
+def test_worst_and_kth_best_part_decide_as_all_parts_would():
+    parts = [Evidence("a", 5.0, 1.0, "x"), Evidence("b", 1.0, 1.0, "x"), Evidence("c", -3.0, 1.0, "x"),
+             Evidence("d", 0.5, 0.0, "x")]
+    assert claims.worst_part(parts, "all").verdict == "fails" and "c" in claims.worst_part(parts, "all").name
+    assert claims.worst_part(parts[:2], "all").verdict == "undecided"
+    # at least 3 of 4: z = 5, inf, 1, -3 -> the 3rd best is b (z = 1): undecided
+    e = claims.kth_best_part(parts, 3, "more than half")
+    assert e.name.endswith("b)") and e.verdict == "undecided"
+    assert claims.kth_best_part(parts, 2, "two").verdict == "holds"
+
+
 SETTINGS = {"seeds": [0, 1], "double_well": {"n_steps": 200_000},
             "gaussian": {"n_steps": 200_000, "n_data": 100, "batch_size": 10}}
 CELLS = [(0.001, 1.0), (0.001, 10.0), (0.01, 1.0), (0.01, 10.0)]

@@ -4,7 +4,10 @@ Per item: the paper's claim in one sentence (:data:`CLAIMS`), the paper's values
 (:data:`STAB1_PAPER`, :data:`PAPER_STAB2`, :data:`PAPER_STAB3`) and a pure ``check_<item>(...) ->``
 :class:`~scalable_bayes.reporting.Claim` (no I/O, no plotting). The thresholds that turn the paper's
 words into a test are in each check's docstring and the claim's ``note``; README.md beside this file
-gives the reasons. The scale string of every claim is built here from the profile and the settings.
+gives the reasons. Each checked claim's verdict comes from its :class:`~scalable_bayes.reporting.Evidence`:
+per comparison the margin against the threshold and its sd between independent runs, measured over the
+run's seeds (section "the run-to-run spread of a margin" below). The scale string of every claim is built
+here from the profile and the settings.
 """
 
 from __future__ import annotations
@@ -326,21 +329,6 @@ def check_sfig4(summary: pd.DataFrame, traces: pd.DataFrame, settings: dict, pro
 # ------------------------------------------------------------------ Fig. 2, SFig. 5, SFig. 6, STab. 1 (Sec. 5.1, App. E)
 def _cells(summary, col):
     return summary.groupby(["method", "h", "A"])[col].mean()
-
-
-def tau_interval(g: pd.DataFrame) -> tuple[float, float]:
-    """95% interval of the mean tau over the seeds of one cell (as :func:`tables.tau_summary`): with >= 3 seeds the
-    t-interval over seeds, with fewer mean +/- 1.96 x the pooled within-chain se (sqrt(mean tau_se^2 / k))."""
-    from scipy import stats
-
-    tau = g["tau"].to_numpy(dtype=float)
-    k = len(tau)
-    m = float(tau.mean())
-    if k >= 3:
-        half = float(stats.t.ppf(0.975, k - 1) * tau.std(ddof=1) / np.sqrt(k))
-    else:
-        half = 1.96 * float(np.sqrt(np.mean(g["tau_se"].to_numpy(dtype=float) ** 2) / k))
-    return m - half, m + half
 
 
 def lower_tau_at_similar_accuracy(sghmc: dict, sgnht: dict, spread=None) -> dict:
