@@ -72,34 +72,35 @@ def _ml_summary(bnn_metric):
     return pd.DataFrame(rows)
 
 
-def test_stab2_tolerance_is_pooled_over_the_grid_not_one_cells_zero_sd():
-    # each method's selected cell has the same error in both seeds (sd 0, the "7.25 +- 0" of an earlier run)
+def test_stab2_zero_seed_sd_at_the_selected_cells_falls_back_to_the_grids_paired_sd():
+    """Each method's selected cell has the same error in both seeds (the "7.25 +- 0" of an earlier run): the paired
+    difference SGHMC - SGNHT is -0.2 in both seeds, sd 0. The between-seed sd of the paired difference pooled over
+    the task's grid stands in: cells (2e-7: differences -0.2, -0.2, variance 0) and (4e-7: 9.0 - 9.0 = 0,
+    9.6 - 8.6 = 1.0, variance 0.5): sqrt(0.25) = 0.5, / sqrt(2) for the mean of 2 seeds."""
+    from scalable_bayes_papers.sgnht import tables
     s = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [7.45, 7.45],
                      ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    sd = claims.pooled_seed_sd(s, "bnn")
-    assert sd == pytest.approx(np.sqrt((0 + 0 + 0.18 + 0.08) / 4))  # sqrt(mean of the cells' variances) = 0.255
-    from scalable_bayes_papers.sgnht import tables
-    t2 = tables.stab2(s)
-    r = claims._stab2(t2, s)
-    assert r["pooled_sd"]["bnn"] == pytest.approx(sd, abs=1e-4) and r["pooled_over"]["bnn"].startswith("whole grid")
-    # 7.45 vs 7.25: worse by 0.2, within 1 sd (0.255): not resolved, neither 'better' nor contradicted
-    assert r["sgnht_better_beyond_1_pooled_sd"]["bnn"] is None and r["holds"] is None
+    assert claims.grid_paired_sd(s, "bnn") == pytest.approx(0.5)
+    r = claims._stab2(tables.stab2(s), s)
+    (e,) = r["evidence"]
+    assert e.margin == pytest.approx(-0.2) and e.sd == pytest.approx(0.5 / np.sqrt(2)) and e.verdict == "undecided"
+    assert "pooled over the task's grid" in e.sd_from
     assert r["paired_difference_sgnht_minus_sghmc"]["bnn"]["per_seed"] == {0: 0.2, 1: 0.2}
-    worse = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [7.65, 7.65],
+    worse = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [8.45, 8.45],
                          ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    assert claims._stab2(tables.stab2(worse), worse)["holds"] is False
-    # where the selected cells vary over seeds, their own two-sample pooled sd is the tolerance
+    assert claims._stab2(tables.stab2(worse), worse)["evidence"][0].verdict == "fails"  # 1.2 worse, sd 0.35
+    better = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [6.05, 6.05],
+                          ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
+    assert claims._stab2(tables.stab2(better), better)["evidence"][0].verdict == "holds"
+    # where the selected cells' paired difference varies over seeds, its own sd / sqrt(n) is the sd
     var = _ml_summary({("SGHMC", 0.01, 2e-7): [7.0, 7.5], ("SGNHT", 0.01, 2e-7): [7.45, 7.45],
                        ("SGHMC", 0.01, 4e-7): [9.0, 12.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    r = claims._stab2(tables.stab2(var), var)
-    assert r["pooled_over"]["bnn"] == "selected cells" and r["pooled_sd"]["bnn"] == pytest.approx(0.25)
-    assert r["holds"] is None  # 7.45 vs 7.25 + 0.25: within 1 sd
+    (e,) = claims._stab2(tables.stab2(var), var)["evidence"]
+    assert e.margin == pytest.approx(-0.2) and e.sd == pytest.approx(0.25) and "selected cells" in e.sd_from
+    # no seed-to-seed variation anywhere: no spread, not judged (never decided on sd = 0)
     flat = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [7.45, 7.45]})
-    r = claims._stab2(tables.stab2(flat), flat)  # no seed-to-seed variation anywhere: not judged, never tol = 0
-    assert r["holds"] is None and r["sgnht_better_beyond_1_pooled_sd"]["bnn"] is None
-    better = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [6.85, 6.85],
-                          ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    assert claims._stab2(tables.stab2(better), better)["holds"] is True  # 0.4 below, sd 0.255
+    r = claims._stab2(tables.stab2(flat), flat)
+    assert r["evidence"] == [] and r["unjudged"] and "no run-to-run spread" in r["no_spread"]
 
 
 def test_normal_gamma_summary_reports_the_iid_floor():

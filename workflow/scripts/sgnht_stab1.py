@@ -11,4 +11,4 @@ ng = pd.concat([pd.read_parquet(f) for f in snakemake.input.ng_summary], ignore_
 table = tables.stab1(ng)
 save_table(table, out.csv)
 save_table(table, out.md)
-write_claim(out.claim, claims.check_stab1(table, p.settings, p.profile))
+write_claim(out.claim, claims.check_stab1(table, ng, p.settings, p.profile))
