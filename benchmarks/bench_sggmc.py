@@ -367,16 +367,16 @@ def _blas(limit):
 
 def part_iter(args, X, rows_out):
     rows = []
-    kw = dict(n_topics=K_SAM, batch_size=BATCH_SAM, n_iter=args.iters, evaluate_every=1, max_samples=5)
+    kw = dict(n_components=K_SAM, batch_size=BATCH_SAM, max_iter=args.iters, evaluate_every=1, max_samples=5)
     configs = [(m, nt, bl) for m in ("sggmc", "gsgnht") for nt in (1, 2) for bl in ("default", 1)]
     for meth, nt, bl in configs:
         with _blas(bl):
-            SphericalAdmixture(method=meth, n_threads=nt, seed=0, **{**kw, "n_iter": 2}).fit(X)  # warm
+            SphericalAdmixture(method=meth, n_jobs=nt, random_state=0, **{**kw, "max_iter": 2}).fit(X)  # warm
     for r in range(args.repeats):
         for meth, nt, bl in (configs if r % 2 == 0 else configs[::-1]):
             l0 = load1()
             with _blas(bl):
-                est = SphericalAdmixture(method=meth, n_threads=nt, seed=r, **kw).fit(X)
+                est = SphericalAdmixture(method=meth, n_jobs=nt, random_state=r, **kw).fit(X)
             tr = est.trace_.sort_values("iteration")
             w = np.diff(tr["wall_time"].to_numpy())
             c = np.diff(tr["cpu_time"].to_numpy())
@@ -477,8 +477,8 @@ MEM_CHILD = textwrap.dedent('''
                     return int(line.split()[1]) * 1024
     X = sp.load_npz(path).tocsr()
     in_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    kw = dict(n_topics=50, method="sggmc", batch_size=100, n_threads=threads, seed=0)
-    SphericalAdmixture(n_iter=2, **kw).fit(X[:200])  # compile / load every kernel off the measurement
+    kw = dict(n_components=50, method="sggmc", batch_size=100, n_jobs=threads, random_state=0)
+    SphericalAdmixture(max_iter=2, **kw).fit(X[:200])  # compile / load every kernel off the measurement
     gc.collect()
     try:
         with open("/proc/self/clear_refs", "w") as f:
@@ -490,7 +490,7 @@ MEM_CHILD = textwrap.dedent('''
     if mode == "tracemalloc":
         tracemalloc.start()
     t = time.perf_counter()
-    est = SphericalAdmixture(n_iter=n_iter, max_samples=max_samples, **kw).fit(X)
+    est = SphericalAdmixture(max_iter=n_iter, max_samples=max_samples, **kw).fit(X)
     wall = time.perf_counter() - t
     out = {"mode": mode, "input_bytes": in_bytes, "nnz": int(X.nnz), "shape": list(X.shape),
            "indices_dtype": str(X.indices.dtype), "rss_before": rss0, "hwm_before": hwm0, "hwm_reset": hwm_reset,
@@ -560,7 +560,7 @@ def main(argv=None):
     ap.add_argument("--mem-iters", type=lambda t: [tuple(int(u) for u in (v + ":50").split(":")[:2]) for v in t.split(",")],
                     default=[(20, 50), (100, 50), (100, 1)],
                     help="fits measured, N_ITER[:MAX_SAMPLES] comma-separated (default 20,100,100:1; the estimator's "
-                         "defaults are n_iter 100, max_samples 50)")
+                         "defaults are max_iter 100, max_samples 50)")
     ap.add_argument("--out", default="results/benchmarks")
     args = ap.parse_args(argv)
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]

@@ -49,7 +49,7 @@ def data():
 @pytest.fixture(scope="module")
 def gibbs_fit(data):
     X, Xt, *_ = data
-    return DPMultinomialMixture("gibbs", n_iter=150, seed=3).fit(X, X_test=Xt, evaluate_every=10)
+    return DPMultinomialMixture("gibbs", max_iter=150, random_state=3).fit(X, X_test=Xt, evaluate_every=10)
 
 
 def test_gibbs_recovers_clusters_and_log_predictive(data, gibbs_fit):
@@ -120,7 +120,7 @@ def test_identical_for_one_and_two_threads(data):
         pytest.skip("needs 2 Numba threads")
     X, Xt, *_ = data
     for method, h in (("scir", 0.5), ("gibbs", None)):
-        fits = [DPMultinomialMixture(method, step_size=h, batch_size=300, n_iter=30, seed=5, n_threads=nt)
+        fits = [DPMultinomialMixture(method, step_size=h, batch_size=300, max_iter=30, random_state=5, n_jobs=nt)
                 .fit(X, X_test=Xt, evaluate_every=10) for nt in (1, 2)]
         np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
         np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
@@ -128,14 +128,14 @@ def test_identical_for_one_and_two_threads(data):
         np.testing.assert_array_equal(fits[0].trace_["log_predictive"], fits[1].trace_["log_predictive"])
         assert fits[0].alpha_ == fits[1].alpha_
     # another seed gives another chain
-    other = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, n_iter=30, seed=6).fit(X)
+    other = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, max_iter=30, random_state=6).fit(X)
     assert not np.array_equal(other.labels_, fits[0].labels_) or other.alpha_ != fits[0].alpha_
 
 
 def test_validation_errors(data):
     X, Xt, *_ = data
     est = lambda **kw: DPMultinomialMixture(**{"method": "scir", "step_size": 0.1, "batch_size": 100,
-                                                "n_iter": 2, "seed": 0, **kw})
+                                                "max_iter": 2, "random_state": 0, **kw})
     neg = X.copy().astype(float)
     neg.data[0] = -1
     with pytest.raises(ValueError, match="negative counts"):
@@ -169,7 +169,7 @@ def test_validation_errors(data):
     # the cap on clusters is an error, never a truncation
     with pytest.raises(RuntimeError, match="more than max_clusters=3"):
         DPMultinomialMixture("gibbs", alpha=50.0, alpha_prior=(50.0, 1.0), max_clusters=3, init_clusters=2,
-                             n_iter=20, seed=0).fit(X)
+                             max_iter=20, random_state=0).fit(X)
     # a sampler producing non-finite values stops, naming the iteration
     with pytest.raises(FloatingPointError, match="iteration 1"):
         est(method="sgrld", step_size=1e308).fit(X)
@@ -180,16 +180,16 @@ def test_sg_with_all_users_is_close_to_gibbs(data, gibbs_fit):
     long time is an exact Gamma draw); a minibatched SCIR chain must come close too."""
     X, Xt, theta, w, _ = data
     g = gibbs_fit.trace_["log_predictive"].to_numpy()[-5:].mean()
-    full = DPMultinomialMixture("scir", step_size=30.0, batch_size=X.shape[0], n_iter=150, seed=4).fit(
+    full = DPMultinomialMixture("scir", step_size=30.0, batch_size=X.shape[0], max_iter=150, random_state=4).fit(
         X, X_test=Xt, evaluate_every=10)
     s = full.trace_["log_predictive"].to_numpy()[-5:].mean()
     assert abs(s - g) < 0.1, (s, g)
     assert np.count_nonzero(full.cluster_sizes_ >= 0.02 * X.shape[0]) == 4
-    mb = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, n_iter=300, seed=4).fit(
+    mb = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, max_iter=300, random_state=4).fit(
         X, X_test=Xt, evaluate_every=20)
     assert abs(mb.trace_["log_predictive"].to_numpy()[-5:].mean() - g) < 0.3
     # same seed, same chain
-    again = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, n_iter=300, seed=4).fit(
+    again = DPMultinomialMixture("scir", step_size=0.5, batch_size=300, max_iter=300, random_state=4).fit(
         X, X_test=Xt, evaluate_every=20)
     np.testing.assert_array_equal(mb.trace_["log_predictive"], again.trace_["log_predictive"])
 
@@ -250,7 +250,7 @@ def test_minibatch_counts_are_rescaled_by_users_over_batch():
     p[:d - n_zero] = rng.dirichlet(np.ones(d - n_zero))
     X = sp.csr_matrix(rng.multinomial(5, p, size=L))
     est = DPMultinomialMixture("scir", base_concentration=a, alpha=0.05, alpha_prior=(1.0, 50.0), step_size=1.0,
-                               batch_size=L // 5, n_iter=40, init_clusters=1, seed=2).fit(X)
+                               batch_size=L // 5, max_iter=40, init_clusters=1, random_state=2).fit(X)
     k = int(np.argmax(est.cluster_sizes_))
     N = X[est.labels_ == k].sum()
     mass = est.components_[k, d - n_zero:].sum()

@@ -362,23 +362,23 @@ def test_identical_with_one_and_two_threads(corpus):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("Numba runs with one thread here (NUMBA_NUM_THREADS)")
     X, Xt, _ = corpus
-    fits = [SphericalAdmixture(4, "sggmc", n_iter=4, batch_size=40, n_threads=t, seed=3, evaluate_every=2,
+    fits = [SphericalAdmixture(4, "sggmc", max_iter=4, batch_size=40, n_jobs=t, random_state=3, evaluate_every=2,
                                n_prior_draws=20, **KW).fit(X, X_test=Xt) for t in (1, 2)]
     assert (fits[0].n_threads_, fits[1].n_threads_) == (1, 2)
     np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
     np.testing.assert_array_equal(fits[0].trace_.log_perplexity.values, fits[1].trace_.log_perplexity.values)
     np.testing.assert_array_equal(fits[0].transform(Xt[:5]), fits[1].transform(Xt[:5]))
-    other = SphericalAdmixture(4, "sggmc", n_iter=4, batch_size=40, n_threads=1, seed=4, **KW).fit(X)
+    other = SphericalAdmixture(4, "sggmc", max_iter=4, batch_size=40, n_jobs=1, random_state=4, **KW).fit(X)
     assert not np.array_equal(other.components_, fits[0].components_)
 
 
 SETTINGS = {
-    "sggmc": dict(n_iter=40, batch_size=40),
-    "gsgnht": dict(n_iter=40, batch_size=40),
-    "gmc_apprmh": dict(n_iter=25),
-    "gmc_bgibbs": dict(n_iter=40),
-    "vi": dict(n_iter=25),
-    "stovi": dict(n_iter=40, batch_size=40),
+    "sggmc": dict(max_iter=40, batch_size=40),
+    "gsgnht": dict(max_iter=40, batch_size=40),
+    "gmc_apprmh": dict(max_iter=25),
+    "gmc_bgibbs": dict(max_iter=40),
+    "vi": dict(max_iter=25),
+    "stovi": dict(max_iter=40, batch_size=40),
 }
 
 
@@ -391,7 +391,7 @@ def test_each_method_recovers_topics(corpus, method):
     truth, _ = _log_perplexity(beta[None], Xt, alpha, KW["kappa"], log_cv, 100, 0)
     rand, _ = _log_perplexity(_unit(np.random.default_rng(0).standard_normal((K, V)))[None], Xt, alpha,
                               KW["kappa"], log_cv, 100, 0)
-    est = SphericalAdmixture(K, method, n_threads=1, seed=0, n_prior_draws=100, **SETTINGS[method], **KW)
+    est = SphericalAdmixture(K, method, n_jobs=1, random_state=0, n_prior_draws=100, **SETTINGS[method], **KW)
     est.fit(X, X_test=Xt)
     tr = est.trace_
     start, end = tr.log_perplexity.iloc[0], tr.log_perplexity.iloc[-1]
@@ -417,7 +417,7 @@ def test_finite_at_vocabulary_60000():
     X = sp.diags(1 / np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())) @ X
     big = dict(kappa=3e4, sigma=1e4, kappa0=1e4, alpha=10.0)
     for method in ("sggmc", "gmc_bgibbs", "vi"):
-        est = SphericalAdmixture(K, method, n_iter=2, batch_size=3, n_threads=1, seed=0, n_prior_draws=10,
+        est = SphericalAdmixture(K, method, max_iter=2, batch_size=3, n_jobs=1, random_state=0, n_prior_draws=10,
                                  **big).fit(X, X_test=X)
         assert np.all(np.isfinite(est.components_)), method
         assert np.all(np.isfinite(est.trace_.log_perplexity)), method
@@ -427,7 +427,7 @@ def test_finite_at_vocabulary_60000():
 
 
 @pytest.mark.parametrize("change, message", [
-    (dict(n_topics=1), "n_topics"),
+    (dict(n_components=1), "n_components"),
     (dict(kappa=0.0), "kappa"),
     (dict(sigma=-1.0), "sigma"),
     (dict(kappa0=float("nan")), "kappa0"),
@@ -448,7 +448,7 @@ def test_finite_at_vocabulary_60000():
 ])
 def test_bad_settings_are_refused(corpus, change, message):
     X, _, _ = corpus
-    kw = dict(n_topics=4, method="sggmc", n_iter=2, **KW)
+    kw = dict(n_components=4, method="sggmc", max_iter=2, **KW)
     kw.update(change)
     est = SphericalAdmixture(**kw)
     before = dict(vars(est))
@@ -467,11 +467,11 @@ def test_bad_documents_are_refused(corpus, bad, message):
         Xb[5] = 0
     else:
         Xb[1, 0] = np.nan
-    est = SphericalAdmixture(4, n_iter=2, **KW)
+    est = SphericalAdmixture(4, max_iter=2, **KW)
     with pytest.raises(ValueError, match=message):
         est.fit(sp.csr_matrix(Xb))
     assert not hasattr(est, "components_") and not hasattr(est, "seed_")
-    fitted = SphericalAdmixture(4, "vi", n_iter=1, **KW).fit(X)
+    fitted = SphericalAdmixture(4, "vi", max_iter=1, **KW).fit(X)
     with pytest.raises(ValueError, match=message):
         fitted.log_perplexity(sp.csr_matrix(Xb))
 
@@ -509,7 +509,7 @@ def test_float32_samples_score_as_float64(corpus):
     that keeps them in double precision to within 1e-3 nats (the MC standard error is far larger), from the
     same chain."""
     X, Xt, _ = corpus
-    fits = {dt: SphericalAdmixture(4, "sggmc", n_iter=30, batch_size=40, n_threads=1, seed=5, evaluate_every=10,
+    fits = {dt: SphericalAdmixture(4, "sggmc", max_iter=30, batch_size=40, n_jobs=1, random_state=5, evaluate_every=10,
                                    n_prior_draws=30, samples_dtype=dt, **KW).fit(X, X_test=Xt) for dt in ("float32", "float64")}
     f32, f64 = fits["float32"], fits["float64"]
     assert f32.samples_.dtype == np.float32 and f64.samples_.dtype == np.float64
@@ -524,7 +524,7 @@ def test_float32_samples_score_as_float64(corpus):
 def test_time_budget_stops_on_its_clock(corpus, clock, col):
     """max_time is read on budget_clock: the fit stops at the first iteration whose clock reaches it."""
     X, _, _ = corpus
-    est = SphericalAdmixture(4, "sggmc", n_iter=10**9, max_time=0.3, budget_clock=clock, batch_size=40, n_threads=1,
+    est = SphericalAdmixture(4, "sggmc", max_iter=10**9, max_time=0.3, budget_clock=clock, batch_size=40, n_jobs=1,
                              evaluate_every=1, **KW).fit(X)
     t = est.trace_[col].to_numpy()
     assert t[-1] >= 0.3 and t[-2] < 0.3

@@ -2,9 +2,10 @@
 GridSearchCV, pickling (without the training corpus), random_state, and the mixture / LDA APIs they mirror
 (``GaussianMixture``, ``LatentDirichletAllocation``).
 
-The LDA reference values were recorded from the engines before they took scikit-learn's parameter names
-(``n_topics, n_iter, n_threads, seed``), so an integer ``random_state`` is checked to give the same fit,
-bit for bit, as the former integer ``seed``: the pipeline's numbers do not move."""
+The reference values of the LDA engines, ``SphericalAdmixture`` and ``DPMultinomialMixture`` were recorded from
+each estimator before it took scikit-learn's parameter names (``n_topics, n_iter, n_threads, seed``), so an
+integer ``random_state`` is checked to give the same fit, bit for bit, as the former integer ``seed``: the
+pipeline's numbers do not move."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ _SPHERE_FAILS = {name: _ZERO_ROWS for name in ("check_estimators_dtypes", "check
                                                "check_estimator_sparse_array", "check_estimator_sparse_matrix")}
 _MC_ORDER = ("transform is Monte Carlo: document m's theta chain draws from the stream (seed, m), so a row's "
              "proportions depend on its position in X (deterministic for a given X)")
+_ONE_TOPIC = ("the check sets n_components=1; an admixture needs K >= 2 topics (theta on the (K-1)-simplex, sampled on "
+              "its sphere lift; K = 1 would be one vMF, not an admixture), so fit refuses K = 1 naming n_components")
 
 CHECKED = [
     ESCA(n_components=3, max_iter=3, n_jobs=1, heldout_sweeps=3),
@@ -41,9 +44,9 @@ CHECKED = [
     MovMF(n_components=2, max_iter=5, normalize=True),
     BregmanVMF(n_components=2, max_iter=5, normalize=True),
     SphericalKMeans(n_components=2, max_iter=5, normalize=True),
-    SphericalAdmixture(n_topics=2, method="vi", n_iter=3, n_threads=1, n_prior_draws=5, vi_local_steps=2,
+    SphericalAdmixture(n_components=2, method="vi", max_iter=3, n_jobs=1, n_prior_draws=5, vi_local_steps=2,
                        normalize=True),
-    DPMultinomialMixture("gibbs", n_iter=3, seed=0, init_clusters=2),
+    DPMultinomialMixture("gibbs", max_iter=3, random_state=0, init_clusters=2),
 ]
 
 
@@ -53,7 +56,9 @@ def _expected_failures(est) -> dict:
         return dict(_SPHERE_FAILS)
     if isinstance(est, SphericalAdmixture):
         return {**_SPHERE_FAILS, "check_methods_sample_order_invariance": _MC_ORDER,
-                "check_methods_subset_invariance": _MC_ORDER}
+                "check_methods_subset_invariance": _MC_ORDER,
+                **{name: _ONE_TOPIC for name in ("check_dont_overwrite_parameters", "check_fit2d_1sample",
+                                                 "check_fit2d_predict1d")}}
     return {}
 
 
@@ -101,6 +106,113 @@ def test_generator_random_state_draws_one_seed(cls):
     np.testing.assert_array_equal(a.components_, b.components_)
     again = cls(n_components=3, max_iter=2, random_state=a.seed_).fit(X)
     np.testing.assert_array_equal(a.components_, again.components_)
+
+
+# ---------------------------------------------------------------------------- SAM and DP: values recorded before the rename
+
+def _unit_rows(seed, shape):
+    a = np.random.default_rng(seed).poisson(0.7, shape).astype(float) + np.eye(*shape)
+    return sp.csr_matrix(a / np.linalg.norm(a, axis=1, keepdims=True))
+
+
+# (components_, samples_, transform(X_test, n_samples=3) digests, log_perplexity of each checkpoint) of
+# SphericalAdmixture(n_topics=3, method=..., n_iter=4, seed=123, n_threads=1, **SAM_KW).fit(X, X_test=Xt) before the
+# rename
+SAM_KW = dict(kappa=40.0, sigma=10.0, kappa0=5.0, alpha=1.0, batch_size=8, n_theta_samples=2, evaluate_every=2,
+              n_prior_draws=20, burn_in=1)
+SAM_RECORDED = {
+    "sggmc": ("a6d17714ebd92ac0", "c29bdd8f47da79df", "17429cc29b9fe02b",
+              [5.298860076052769, 5.428162267619852, 4.697434902952782]),
+    "gsgnht": ("acd11ed9e1b9d33a", "a764eb66b9841c77", "7b9feca3a10d50ab",
+               [5.298860076052769, 5.428133017160667, 4.697848862256989]),
+    "gmc_apprmh": ("2095a2d74ce529ba", "1a0ef322ea2a438f", "b2d88416a0779d54",
+                   [5.260350821360667, 4.9700564274035255, 1.9049645124878651]),
+    "gmc_bgibbs": ("434ae7e818c9d7a9", "c69b0275301ba3b4", "1b5e6db7d46dc3d4",
+                   [5.260350821360667, 6.122589488982124, 2.0290338410901825]),
+    "vi": ("77da9d3cdfdf5614", "e13a8ab5d75b079e", "df1d2bcac9ec45fc",
+           [5.260350821360667, 2.940242815532766, 2.726274732287014]),
+    "stovi": ("c36fbf47a07195b0", "df203422f2a52acd", "edb3d1ee0ec0cc65",
+              [5.260350821360667, 5.179224528001274, 3.278897079784689]),
+}
+
+
+@pytest.mark.parametrize("method", list(SAM_RECORDED))
+def test_sam_int_random_state_reproduces_the_former_seed_bit_for_bit(method):
+    X, Xt = _unit_rows(20261127, (24, 15)), _unit_rows(11, (5, 15))
+    m = SphericalAdmixture(n_components=3, method=method, max_iter=4, random_state=123, n_jobs=1,
+                           **SAM_KW).fit(X, X_test=Xt)
+    comp, samples, theta, lp = SAM_RECORDED[method]
+    assert _digest(m.components_) == comp
+    assert _digest(m.samples_) == samples
+    assert _digest(m.transform(Xt, n_samples=3)) == theta
+    assert [r["log_perplexity"] for r in m.history_] == lp
+    assert m.seed_ == 123 and m.n_iter_ == 4
+
+
+# (components_, weights_, labels_ digests, log_predictive and alpha of each checkpoint) of
+# DPMultinomialMixture(method, n_iter=6, seed=123, n_threads=1, **DP_KW).fit(Y, X_test=Yt, evaluate_every=3)
+# before the rename
+DP_RECORDED = {
+    "gibbs": ("2ad6bcdf51667030", "d00ff8cce71faa5c", "86d9d219d42d553b",
+              [-11.6332619855643, -11.651042591444504, -11.838501858078363],
+              [1.0, 0.6640140610552564, 1.0065365525686774]),
+    "scir": ("4dfbb518561eb8c8", "be5b77891eb6008d", "8a95dfe36d710661",
+             [-11.6332619855643, -11.594344577067734, -11.739535261977087],
+             [1.0, 0.9261110784513966, 1.0383533077233822]),
+    "sgrld": ("71d14a8671d42c21", "691bdcd687da39fb", "0accd82cae8212ab",
+              [-11.6332619855643, -11.832563357763195, -13.73040528204056],
+              [1.0, 0.9261110784513966, 1.376843325470813]),
+}
+
+
+@pytest.mark.parametrize("method", list(DP_RECORDED))
+def test_dp_int_random_state_reproduces_the_former_seed_bit_for_bit(method):
+    Y, Yt = _counts(20261127, (60, 12)), _counts(5, (10, 12))
+    m = DPMultinomialMixture(method, step_size=None if method == "gibbs" else 0.5, batch_size=20, init_clusters=3,
+                             max_iter=6, random_state=123, n_jobs=1).fit(Y, X_test=Yt, evaluate_every=3)
+    comp, weights, labels, lp, alpha = DP_RECORDED[method]
+    assert _digest(m.components_) == comp
+    assert _digest(m.weights_) == weights
+    assert _digest(m.labels_) == labels
+    assert [r["log_predictive"] for r in m.history_] == lp
+    assert [r["alpha"] for r in m.history_] == alpha
+    assert m.seed_ == 123 and m.n_iter_ == 6
+
+
+def test_sam_and_dp_take_a_generator_random_state_and_n_jobs_minus_one():
+    X = _unit_rows(3, (12, 8))
+    sam = [SphericalAdmixture(2, "vi", max_iter=2, n_prior_draws=5, n_jobs=-1,
+                              random_state=np.random.default_rng(5)).fit(X) for _ in range(2)]
+    assert sam[0].seed_ == sam[1].seed_
+    np.testing.assert_array_equal(sam[0].components_, sam[1].components_)
+    again = SphericalAdmixture(2, "vi", max_iter=2, n_prior_draws=5, n_jobs=1, random_state=sam[0].seed_).fit(X)
+    np.testing.assert_array_equal(again.components_, sam[0].components_)
+    Y = _counts(4, (30, 6))
+    dp = [DPMultinomialMixture("gibbs", max_iter=3, init_clusters=2, n_jobs=-1,
+                               random_state=np.random.default_rng(5)).fit(Y) for _ in range(2)]
+    assert dp[0].seed_ == dp[1].seed_
+    np.testing.assert_array_equal(dp[0].components_, dp[1].components_)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            SphericalAdmixture(2, "vi", max_iter=1, n_jobs=bad).fit(X)
+        with pytest.raises(ValueError, match="n_jobs"):
+            DPMultinomialMixture("gibbs", max_iter=1, n_jobs=bad).fit(Y)
+
+
+def test_sam_and_dp_verbose_log_one_line_per_iteration(caplog):
+    import logging
+
+    X, Y = _unit_rows(3, (12, 8)), sp.csr_matrix(np.random.default_rng(4).poisson(0.8, (30, 6)) + 1)
+    with caplog.at_level(logging.INFO, logger="scalable_bayes.inference"):
+        SphericalAdmixture(2, "vi", max_iter=3, n_prior_draws=5, n_jobs=1).fit(X)
+        DPMultinomialMixture("gibbs", max_iter=3, init_clusters=2, random_state=0).fit(Y)
+        quiet = len(caplog.records)
+        SphericalAdmixture(2, "vi", max_iter=3, n_prior_draws=5, n_jobs=1, verbose=1).fit(X)
+        DPMultinomialMixture("gibbs", max_iter=3, init_clusters=2, random_state=0, verbose=1).fit(Y)
+    lines = [r.getMessage() for r in caplog.records[quiet:]]
+    assert quiet == 0
+    assert [m.split(",")[0] for m in lines] == [f"SAM vi iteration {i} of max_iter 3" for i in (1, 2, 3)] + \
+        [f"DP gibbs iteration {i} of max_iter 3" for i in (1, 2, 3)]
 
 
 def test_lda_score_and_perplexity_agree():
@@ -169,6 +281,12 @@ def test_clone_keeps_the_parameters_and_drops_the_fit():
     c = clone(m).set_params(max_iter=4)
     assert c.max_iter == 4 and not hasattr(c, "n_iter_")
     assert "n_topics" not in c.get_params() and "seed" not in c.get_params()
+    for est in CHECKED:  # every estimator: scikit-learn's names, none of the former ones
+        params = set(est.get_params())
+        assert not {"n_topics", "n_iter", "n_threads", "seed"} & params, type(est).__name__
+        assert {"max_iter", "random_state"} <= params, type(est).__name__
+        if not isinstance(est, (MovMF, BregmanVMF, SphericalKMeans)):
+            assert {"n_jobs", "verbose"} <= params, type(est).__name__
 
 
 def test_vmf_in_a_pipeline_and_grid_search():
@@ -184,13 +302,13 @@ def test_a_pipelines_y_is_never_held_out_data():
     """fit(X, y) (what a Pipeline or GridSearchCV calls) ignores y; held-out data is a keyword."""
     X = TfidfVectorizer().fit_transform(DOCS)
     y = np.arange(len(DOCS))
-    sam = make_pipeline(SphericalAdmixture(n_topics=2, method="vi", n_iter=2, n_prior_draws=5, n_threads=1))
+    sam = make_pipeline(SphericalAdmixture(n_components=2, method="vi", max_iter=2, n_prior_draws=5, n_jobs=1))
     sam.fit(X, y)
     assert sam[-1].trace_["log_perplexity"].isna().all()
     counts = CountVectorizer().fit_transform(DOCS)
-    dp = DPMultinomialMixture("gibbs", n_iter=2, seed=0, init_clusters=2).fit(counts, y)
+    dp = DPMultinomialMixture("gibbs", max_iter=2, random_state=0, init_clusters=2).fit(counts, y)
     assert dp.trace_["log_predictive"].isna().all()
-    scored = DPMultinomialMixture("gibbs", n_iter=2, seed=0, init_clusters=2).fit(counts, X_test=counts)
+    scored = DPMultinomialMixture("gibbs", max_iter=2, random_state=0, init_clusters=2).fit(counts, X_test=counts)
     assert scored.trace_["log_predictive"].notna().all()
 
 

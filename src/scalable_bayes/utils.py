@@ -142,14 +142,18 @@ def setup_logging(log_path: str | os.PathLike | None = None, level: int = loggin
 @contextlib.contextmanager
 def numba_threads(n: int | None):
     """Run the enclosed kernels with ``n`` Numba threads (None: leave the current setting); yields the
-    number in effect (``n`` capped at ``NUMBA_NUM_THREADS``)."""
+    number in effect (``n`` capped at ``NUMBA_NUM_THREADS``). A negative ``n`` counts as scikit-learn's
+    ``n_jobs``: -1 all of ``NUMBA_NUM_THREADS``, -2 all but one, ... (at least one)."""
     import numba
 
     if n is None:
         yield numba.get_num_threads()
         return
     old = numba.get_num_threads()
-    n = min(int(n), numba.config.NUMBA_NUM_THREADS)
+    n = int(n)
+    if n < 0:
+        n = max(1, numba.config.NUMBA_NUM_THREADS + 1 + n)
+    n = min(n, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(n)
     try:
         yield n

@@ -58,10 +58,11 @@ SG choices (documented because the paper leaves them open):
   (v, theta) drawn exactly from their full-data conditionals given that z (one pass over the data);
 * alpha is updated every iteration by Escobar & West with K_occ from all allocations and L users.
 
-**Determinism and threads**: u_i and z_i of user i at iteration t come from the counter-based stream
-``rng.stream(seed, t, i)``, so the z step (Numba ``prange`` over users) gives identical results for any
-thread count; everything else (minibatch, new clusters, alpha, the simplex kernels) is drawn serially from
-one xoroshiro key ``rng.make_key(seed)``.
+**Determinism and threads**: ``random_state`` gives one integer seed per fit (an int is used as is, a numpy
+Generator draws one, None draws fresh entropy; recorded as ``seed_``). u_i and z_i of user i at iteration t come
+from the counter-based stream ``rng.stream(seed_, t, i)``, so the z step (Numba ``prange`` over users) gives
+identical results for any thread count (``n_jobs``); everything else (minibatch, new clusters, alpha, the
+simplex kernels) is drawn serially from one xoroshiro key ``rng.make_key(seed_)``.
 
 **Score** (SCIR Fig. 3b plots a "test log predictive" without a formula; reconstructed): the test log-predictive of the current sample is
 mean_i log sum_{k<K*} pi_k Multi(x_i | n_i, theta_k) over test users, multinomial coefficient included
@@ -86,7 +87,8 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
-from ..rng import beta, gamma, log_gamma, make_key, next_uniform, partial_shuffle, resolve_seed, stream, uniform
+from ..rng import (beta, gamma, log_gamma, make_key, next_uniform, partial_shuffle, resolve_random_state, stream,
+                   uniform)
 from ..samplers.simplex import scir_step, sgrld_step
 from .._optional import require
 from ..utils import numba_threads
@@ -492,19 +494,27 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
         Users per minibatch (SG methods; ignored by "gibbs").
     step_size : float, optional
         The fixed time step h of the SG kernels (required > 0 for SG; ignored by "gibbs").
-    n_iter : int, default 100
-        Iterations (sweeps for Gibbs).
+    max_iter : int, default 100
+        Iterations (sweeps for Gibbs); all of them run (``n_iter_``).
     max_clusters : int, default 500
         Hard cap on instantiated clusters; exceeding it raises (never truncates).
     init_clusters : int, default 10
         The initial allocations are uniform over this many labels. The slice sampler creates
         clusters slowly (a new stick's weight is about alpha / L), so start above the expected number of
         clusters rather than at 1: from one cluster it stays at one (and alpha collapses).
-    seed : int or None, default None
-        The seed (None: drawn and recorded as ``seed_``).
-    n_threads : int or None, default None
-        Numba threads for the z step and the score (None: current setting); results do not
-        depend on it.
+        There is no ``n_components``: the number of clusters is sampled (``n_clusters_`` occupied, as many
+        rows of ``components_`` as are instantiated); scikit-learn's ``BayesianGaussianMixture`` names its
+        fixed truncation level so, which this sampler does not have (``max_clusters`` only guards memory).
+    random_state : None, int or numpy.random.Generator, default None
+        The fit's integer seed (module docstring, "Determinism and threads"): an int is used as is (the
+        same fit as the former ``seed`` of that value), a Generator gives one seed drawn once per fit, None
+        fresh entropy; the seed used is ``seed_``.
+    n_jobs : int or None, default None
+        Numba threads for the z step and the score (None: current setting; -1 all, -2 all but one, ...);
+        results do not depend on it.
+    verbose : int, default 0
+        Log one line per iteration at INFO level when > 0 (logger ``scalable_bayes.inference.dpmixture``);
+        otherwise the checkpoints of ``history_`` at DEBUG level.
 
     Attributes
     ----------
@@ -521,7 +531,9 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
     alpha_ : float
         The DP concentration after the last iteration.
     seed_ : int
-        The seed used.
+        The integer seed used (from ``random_state``).
+    n_iter_ : int
+        Iterations run (= ``max_iter``).
     n_empty_rows_ : int
         Dropped empty rows of X.
     history_ : list of dict
@@ -533,19 +545,20 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
     """
 
     def __init__(self, method="scir", *, base_concentration=0.5, alpha=1.0, alpha_prior=(1.0, 1.0),
-                 batch_size=1000, step_size=None, n_iter=100, max_clusters=500, init_clusters=10, seed=None,
-                 n_threads=None):
+                 batch_size=1000, step_size=None, max_iter=100, max_clusters=500, init_clusters=10, random_state=None,
+                 n_jobs=None, verbose=0):
         self.method = method
         self.base_concentration = base_concentration
         self.alpha = alpha
         self.alpha_prior = alpha_prior
         self.batch_size = batch_size
         self.step_size = step_size
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.max_clusters = max_clusters
         self.init_clusters = init_clusters
-        self.seed = seed
-        self.n_threads = n_threads
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # -- validation ---------------------------------------------------------------------------
     def _check_params(self, L):
@@ -559,7 +572,7 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
             raise ValueError(f"alpha_prior must be a pair (shape, rate), got {self.alpha_prior!r}") from None
         if not (math.isfinite(s) and s > 0 and math.isfinite(r) and r > 0):
             raise ValueError(f"alpha_prior (shape, rate) must both be positive and finite, got {self.alpha_prior!r}")
-        n_iter = _pos_int("n_iter", self.n_iter, "give the number of iterations, e.g. 100")
+        n_iter = _pos_int("max_iter", self.max_iter, "give the number of iterations, e.g. 100")
         kmax = _pos_int("max_clusters", self.max_clusters, "give a cap such as 500")
         k0 = _pos_int("init_clusters", self.init_clusters, "give e.g. 10")
         if k0 > kmax:
@@ -575,8 +588,10 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
             if n > L:
                 raise ValueError(f"batch_size={n} is larger than the number of (non-empty) users {L}; "
                                  f"use batch_size <= {L} (batch_size = {L} uses every user each iteration)")
-        if self.n_threads is not None:
-            _pos_int("n_threads", self.n_threads, "give a thread count or None")
+        nj = self.n_jobs
+        if nj is not None and (isinstance(nj, (bool, np.bool_)) or not isinstance(nj, (int, np.integer)) or nj == 0):
+            raise ValueError(f"n_jobs must be None, a positive thread count or -1 (all threads), -2 (all but one), "
+                             f"...; got {nj!r}")
         return a, alpha, (s, r), n_iter, kmax, k0, sg, h, n
 
     # -- fit ----------------------------------------------------------------------------------
@@ -590,7 +605,7 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y=None, *, X_test=None, evaluate_every=10):
-        """Sample for ``n_iter`` iterations from the posterior given the users x categories counts X.
+        """Sample for ``max_iter`` iterations from the posterior given the users x categories counts X.
 
         Parameters
         ----------
@@ -616,7 +631,7 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
         if X_test is not None:
             t_indptr, t_indices, t_vals, t_lc, _, _, _ = _check_counts(X_test, "X_test", n_features=d)
             test = (t_indptr, t_indices, t_vals, t_lc, np.empty(t_indptr.shape[0] - 1))
-        seed = resolve_seed(self.seed)
+        seed = resolve_random_state(self.random_state)
         self.seed_ = seed
         key = make_key(seed)
         kernel = {"scir": scir_step, "sgrld": sgrld_step}.get(self.method)
@@ -638,8 +653,16 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
                 _log_predictive(ti, tx, tv, tl, K, d, st.logw, st.logpi, out)
                 lp = float(np.mean(out))
             rows.append((it, elapsed, lp, int(np.count_nonzero(st.m[:K])), K, alpha))
+            return rows[-1]
 
-        with numba_threads(self.n_threads):
+        def log_line(it, elapsed, rec):  # one line per iteration at INFO when verbose, else the checkpoints at DEBUG
+            if self.verbose or rec is not None:
+                extra = "" if rec is None else f", log-predictive {rec[2]:.4f}"
+                logger.log(logging.INFO if self.verbose else logging.DEBUG,
+                           "DP %s iteration %d of max_iter %d, %.2fs, %d clusters, alpha %.4g%s", self.method, it,
+                           n_iter, elapsed, int(np.count_nonzero(st.m[:st.K])), alpha, extra)
+
+        with numba_threads(self.n_jobs):
             t0 = time.perf_counter()
             # initial state: z uniform over k0 labels, (v, theta) exact given z
             _init_z(key, st.z, k0, st.m)
@@ -693,8 +716,7 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
                 _log_sticks_to_logpi(K, st.lv, st.l1v, st.logpi)
                 st.K = K
                 elapsed += time.perf_counter() - t0
-                if it % ev == 0 or it == n_iter:
-                    record(it, elapsed)
+                log_line(it, elapsed, record(it, elapsed) if it % ev == 0 or it == n_iter else None)
         self.history_ = [dict(zip(TRACE_COLUMNS, r)) for r in rows]
         K = st.K
         self.weights_ = np.exp(st.logpi[:K]).copy()
@@ -703,6 +725,7 @@ class DPMultinomialMixture(DensityMixin, BaseEstimator):
         self.labels_ = st.z.copy()
         self.n_clusters_ = int(np.count_nonzero(st.m[:K]))
         self.alpha_ = alpha
+        self.n_iter_ = n_iter
         self.n_features_in_ = d
         self.n_empty_rows_ = n_empty
         return self

@@ -61,10 +61,12 @@ rarely reach the narrow theta posterior and this estimate is biased by hundreds 
 
 **Threads and seeds.** Per-document theta chains run in Numba ``prange`` with a key per (iteration, document)
 (``rng.key_from_stream``), the topic-gradient kernels are parallel over topics with a fixed summation order,
-so a fit gives identical results for any ``n_threads``. Minibatches come from ``rng_from_seed(seed, 1)``,
-the topic chains' noise from ``make_key(seed, 2)``, theta streams from a seed derived from ``seed``.
+so a fit gives identical results for any ``n_jobs``. ``random_state`` gives one integer seed per fit (an int is
+used as is, a numpy Generator draws one, None draws fresh entropy; recorded as ``seed_``): minibatches come from
+``rng_from_seed(seed_, 1)``, the topic chains' noise from ``make_key(seed_, 2)``, theta streams from a seed derived
+from ``seed_``.
 
-**Initial topics** (not stated in the paper; ours): K documents drawn at random (``rng_from_seed(seed, 3)``),
+**Initial topics** (not stated in the paper; ours): K documents drawn at random (``rng_from_seed(seed_, 3)``),
 each mixed with m (beta_k = normalise(v_dk + m)) -- the same start for every method of a seed.
 
 Defaults for the settings the paper does not state (ours, tuned on synthetic SAM corpora with V ~ 500):
@@ -95,7 +97,7 @@ from ..evaluation.sam import importance_log_lik, prior_draw_log_perplexity
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..models import sam as M
 from ..samplers.geodesic import XI_EPS_MAX, max_eps_c, max_step_on_sphere, sampled_temperature, sg_geodesic_step
-from ..rng import fill_normal, make_key, resolve_seed, rng_from_seed, uniform
+from ..rng import fill_normal, make_key, resolve_random_state, resolve_seed, rng_from_seed, uniform
 from ..special import bessel_ratio, vmf_log_normalizer
 from .._optional import require
 from . import _sam_variational as _vi
@@ -171,6 +173,13 @@ def _positive(name, value):
         raise ValueError(f"{name} must be positive and finite, got {value!r}")
 
 
+def _check_n_jobs(n_jobs):
+    if n_jobs is not None and (isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer))
+                               or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None, a positive thread count or -1 (all threads), -2 (all but one), ...; "
+                         f"got {n_jobs!r}")
+
+
 def _count(name, value, minimum, allow_none=False):
     if value is None and allow_none:
         return
@@ -216,10 +225,10 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_topics : int, default 10
-        K >= 2.
+    n_components : int, default 10
+        K >= 2, the number of topics.
     method : {"sggmc", "gsgnht", "gmc_apprmh", "gmc_bgibbs", "vi", "stovi"}, default "sggmc"
-        The inference method (module docstring).
+        The inference method (module docstring). Every parameter after ``method`` is keyword-only.
     kappa, sigma, kappa0 : float, defaults 3e3, 1e3, 1e3
         Document, topic and corpus-mean concentrations (SGGMC App. F.3: kappa_1, sigma, kappa_0).
     alpha : float or array_like of float, shape (K,), default 10.0
@@ -228,12 +237,21 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         Minibatch size S (sggmc, gsgnht, stovi); None or >= D: full batch.
     n_theta_samples : int, default 5
         N theta samples per document and beta step (sggmc, gsgnht, gmc_apprmh).
-    n_iter : int, default 100
-        Outer iterations (one beta sample / one VI sweep each); ``max_time`` stops earlier.
-    n_threads : int or None, default None
-        Numba threads (None: leave as is).
-    seed : int or None, default 0
-        Seed of every stream of the fit (module docstring, "Threads and seeds"); recorded as ``seed_``.
+    max_iter : int, default 100
+        Outer iterations (one beta sample / one VI sweep each); ``max_time`` stops earlier on the sampler's
+        clock (seconds): ``budget_clock`` "wall" (default) or "cpu" (the process CPU time, which does not
+        shrink the work when other processes share the machine; with ``n_jobs=1`` it is the wall time of an
+        idle machine). The iterations run are ``n_iter_``.
+    n_jobs : int or None, default None
+        Numba threads (None: leave as is; -1 all, -2 all but one, ...); results do not depend on it.
+    random_state : None, int or numpy.random.Generator, default 0
+        The fit's integer seed (module docstring, "Threads and seeds"): an int is used as is (the same fit as
+        the former ``seed`` of that value), a Generator gives one seed drawn once per fit, None fresh entropy;
+        the seed used is ``seed_``, also the default seed of ``log_perplexity`` and ``transform``.
+    verbose : int, default 0
+        Log one line per iteration at INFO level when > 0 (logger ``scalable_bayes.inference.sam``;
+        ``logging.basicConfig(level=logging.INFO)`` shows it); otherwise the checkpoints of ``history_`` are
+        logged at DEBUG level.
     mean_direction : array_like of float, shape (V,), optional
         m of the model (unit vector); default the normalised mean of the training documents
         (App. F.3).
@@ -279,7 +297,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
     stovi_tau0, stovi_kappa : float, defaults 10.0, 0.7
         StoVI's rate rho_t = (tau0 + t)^-kappa (module docstring).
     burn_in : int, optional
-        Topic samples kept for the log-perplexity start after ``burn_in`` iterations (default n_iter // 2, or,
+        Topic samples kept for the log-perplexity start after ``burn_in`` iterations (default max_iter // 2, or,
         with ``max_time``, the iterations that end after half the time budget).
     max_samples : int, default 50
         At most this many topic samples are kept (thinned by halving when full).
@@ -300,22 +318,39 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         Stops the fit earlier on the sampler's clock (seconds).
     budget_clock : {"wall", "cpu"}, default "wall"
         The clock of ``max_time``: "wall", or "cpu" (the process CPU time, which
-        does not shrink the work when other processes share the machine; with ``n_threads=1`` it is the
+        does not shrink the work when other processes share the machine; with ``n_jobs=1`` it is the
         wall time of an idle machine).
     normalize : bool, default False
         l2-normalise the rows of every X given to ``fit``, ``transform``, ``score`` and
         ``log_perplexity`` instead of refusing rows whose norm is not 1; zero rows are
         refused either way.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (K, V)
+        The last topics (VI / StoVI: the point estimate).
+    samples_ : ndarray of shape (M, K, V)
+        The kept topic samples.
+    history_ : list of dict
+        Checkpoint records (``trace_``: a DataFrame).
+    n_iter_ : int
+        Iterations run.
+    seed_ : int
+        The integer seed of the fit (from ``random_state``).
+    n_threads_ : int
+        Numba threads in effect.
+    m_, alpha_, eps_, friction_ : ndarray, ndarray, float, float
+        The resolved mean direction, Dirichlet parameter, step size and friction.
     """
 
-    def __init__(self, n_topics=10, method="sggmc", kappa=3e3, sigma=1e3, kappa0=1e3, alpha=10.0,
-                 batch_size=50, n_theta_samples=5, n_iter=100, n_threads=None, seed=0, *,
+    def __init__(self, n_components=10, method="sggmc", *, kappa=3e3, sigma=1e3, kappa0=1e3, alpha=10.0,
+                 batch_size=50, n_theta_samples=5, max_iter=100, n_jobs=None, random_state=0, verbose=0,
                  mean_direction=None, gamma=None, rho=0.1, eps=None, friction=None, n_inner=1,
                  grad_noise_var=0.0, theta_steps=3, theta_leapfrog=5, theta_step_size=None, theta_floor=None,
                  theta_target_accept=0.7, beta_leapfrog=10, beta_step_size=None, vi_local_steps=20, vi_step=0.1, stovi_tau0=10.0,
                  stovi_kappa=0.7, burn_in=None, max_samples=50, thin=1, samples_dtype="float32", evaluate_every=0,
                  n_prior_draws=200, max_time=None, budget_clock="wall", normalize=False):
-        self.n_topics = n_topics
+        self.n_components = n_components
         self.method = method
         self.kappa = kappa
         self.sigma = sigma
@@ -323,9 +358,10 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         self.alpha = alpha
         self.batch_size = batch_size
         self.n_theta_samples = n_theta_samples
-        self.n_iter = n_iter
-        self.n_threads = n_threads
-        self.seed = seed
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
         self.mean_direction = mean_direction
         self.gamma = gamma
         self.rho = rho
@@ -360,9 +396,9 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         written to the estimator before this returns). With ``n_words`` (V) the SGGMC / gSGNHT step is checked
         against the library's bounds (:mod:`scalable_bayes.samplers.geodesic`, "Checks"): eps C (= rho) and the
         angle eps sqrt(V - 1) of one step on S^{V-1}."""
-        K = self.n_topics
+        K = self.n_components
         if isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer)) or K < 2:
-            raise ValueError(f"n_topics (K) must be an integer >= 2, got {K!r}")
+            raise ValueError(f"n_components (K, the number of topics) must be an integer >= 2, got {K!r}")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         for name in ("kappa", "sigma", "kappa0"):
@@ -374,8 +410,8 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         alpha = np.broadcast_to(alpha, (K,)).astype(np.float64)
         _count("batch_size", self.batch_size, 1, allow_none=True)
         _count("n_theta_samples", self.n_theta_samples, 1)
-        _count("n_iter", self.n_iter, 0)
-        _count("n_threads", self.n_threads, 1, allow_none=True)
+        _count("max_iter", self.max_iter, 0)
+        _check_n_jobs(self.n_jobs)
         _count("n_inner", self.n_inner, 1)
         _count("theta_steps", self.theta_steps, 1)
         _count("theta_leapfrog", self.theta_leapfrog, 1)
@@ -433,7 +469,8 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         S = D if self.batch_size is None or self.batch_size >= D or self.method in ("gmc_apprmh", "gmc_bgibbs",
                                                                                      "vi") else int(self.batch_size)
         return dict(K=K, alpha=alpha, eps=eps, C=C, vn=vn, th_eps=th_eps, be_eps=be_eps, floor=floor, S=S,
-                    samples_dtype=np.dtype(str(self.samples_dtype)), seed=resolve_seed(self.seed))
+                    samples_dtype=np.dtype(str(self.samples_dtype)),
+                    seed=resolve_random_state(self.random_state))
 
     def _check_sg_step(self, eps, C, D, V):
         """ValueError if the SGGMC / gSGNHT topic chain's step runs to nonsense, named in the estimator's settings
@@ -510,7 +547,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
             m0 = m0 / nm
         K = cfg["K"]
         validate_data(self, X_in, skip_check_array=True)  # n_features_in_ (and feature names)
-        _warm_up(self.method, self.n_threads)
+        _warm_up(self.method, self.n_jobs)
         self.seed_ = cfg["seed"]
         self.m_ = m0
         self.alpha_ = cfg["alpha"]
@@ -524,22 +561,22 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         self._n_seen = 0
         self._keep_every = int(self.thin)
         rows = []
-        burn = self.n_iter // 2 if self.burn_in is None else int(self.burn_in)
-        # with a time budget and no burn_in: samples are kept from half the budget on (else n_iter would decide,
+        burn = self.max_iter // 2 if self.burn_in is None else int(self.burn_in)
+        # with a time budget and no burn_in: samples are kept from half the budget on (else max_iter would decide,
         # and a budget that ends first would leave only the current topics to score)
         burn_time = 0.5 * float(self.max_time) if (self.burn_in is None and self.max_time is not None) else None
         every = int(self.evaluate_every or 0)
         # BLAS on one thread: its only work here is small (K x K) solves, and OpenBLAS's idle workers spin on
         # the core that Numba's second thread needs (measured: 2-thread SGGMC iteration 57-65 ms with the
         # default BLAS threads, 24 ms with one; benchmarks/README_sggmc.md)
-        with numba_threads(self.n_threads) as nt, threadpool_limits(limits=1, user_api="blas"):
+        with numba_threads(self.n_jobs) as nt, threadpool_limits(limits=1, user_api="blas"):
             self.n_threads_ = nt
             t0, c0 = time.perf_counter(), time.process_time()
             self._init_state(X)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             rows.append(self._checkpoint(0, wall, cpu, X_test))
             it = 0
-            for it in range(1, self.n_iter + 1):
+            for it in range(1, self.max_iter + 1):
                 t0, c0 = time.perf_counter(), time.process_time()
                 self._iterate(it)
                 wall += time.perf_counter() - t0
@@ -548,10 +585,14 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
                 if self.method not in ("vi", "stovi") and (it > burn if burn_time is None else clock >= burn_time):
                     self._record_sample()
                 stop = self.max_time is not None and clock >= self.max_time
-                if (every and it % every == 0) or it == self.n_iter or stop:
-                    rows.append(self._checkpoint(it, wall, cpu, X_test))
-                    logger.info("SAM %s it %d wall %.2fs log-perplexity %s", self.method, it, wall,
-                                rows[-1]["log_perplexity"])
+                rec = None
+                if (every and it % every == 0) or it == self.max_iter or stop:
+                    rec = self._checkpoint(it, wall, cpu, X_test)
+                    rows.append(rec)
+                if self.verbose or rec is not None:  # one line per iteration at INFO when verbose
+                    lp = "" if rec is None else f", log-perplexity {rec['log_perplexity']:.4f}"
+                    logger.log(logging.INFO if self.verbose else logging.DEBUG,
+                               "SAM %s iteration %d of max_iter %d, %.2fs%s", self.method, it, self.max_iter, wall, lp)
                 if stop:
                     break
             self.n_iter_ = it
@@ -822,7 +863,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         seed = self.seed_ if seed is None else resolve_seed(seed)
         log_cv = float(vmf_log_normalizer(float(self.kappa), d=self.n_features_in_))
         diag = None
-        with numba_threads(self.n_threads):
+        with numba_threads(self.n_jobs):
             if estimator == "prior":
                 lp, se = prior_draw_log_perplexity(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed)
             else:
@@ -854,7 +895,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         B = np.zeros((D, K))
         out = np.zeros((D, n_samples, K))
         th_eps = self._cfg["th_eps"]
-        with numba_threads(self.n_threads):
+        with numba_threads(self.n_jobs):
             M.gram(beta, K, V, G)
             M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
             M.sample_theta(int(make_key(self.seed_ if seed is None else resolve_seed(seed), 5)[0] >> np.uint64(1)),
@@ -888,7 +929,7 @@ def _normalized(est, X):
 _WARM = set()
 
 
-def _warm_up(method, n_threads):
+def _warm_up(method, n_jobs):
     """Compile (or load from Numba's cache) every kernel ``method`` calls by fitting a 2-topic model to 4
     documents of 6 words through the same code path, so that compilation stays off the sampler's clock."""
     if method in _WARM:
@@ -896,5 +937,5 @@ def _warm_up(method, n_threads):
     _WARM.add(method)
     X = sp.csr_matrix(np.eye(4, 6) * 0.6 + np.eye(4, 6, 1) * 0.8)
     SphericalAdmixture(2, method, kappa=5.0, sigma=2.0, kappa0=2.0, alpha=1.5, batch_size=2, n_theta_samples=2,
-                       n_iter=2, n_threads=n_threads, seed=0, burn_in=0, evaluate_every=1,
+                       max_iter=2, n_jobs=n_jobs, random_state=0, burn_in=0, evaluate_every=1,
                        n_prior_draws=3).fit(X, X).transform(X, n_samples=2)

@@ -200,11 +200,11 @@ def dp_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
     train, test = data.split_corpus(corpus, settings["max_train_users"], settings["max_test_users"])
     sg = method != "Gibbs"
     kw = dict(batch_size=int(settings["batch_size"]), step_size=float(settings["step"][method]),
-              n_iter=int(settings["n_iter"])) if sg else dict(n_iter=int(settings["gibbs_iter"]))
+              max_iter=int(settings["n_iter"])) if sg else dict(max_iter=int(settings["gibbs_iter"]))
     est = DPMultinomialMixture(
         method=method.lower(), base_concentration=float(settings["base_concentration"]), alpha=float(settings["alpha"]),
         alpha_prior=(float(settings["alpha_prior"]["shape"]), float(settings["alpha_prior"]["rate"])), max_clusters=int(settings["max_clusters"]),
-        init_clusters=int(settings["init_clusters"]), seed=seed, n_threads=1, **kw)
+        init_clusters=int(settings["init_clusters"]), random_state=seed, n_jobs=1, **kw)
     est.fit(train, X_test=test, evaluate_every=int(settings["evaluate_every"]))
     df = pd.DataFrame(est.trace_).rename(columns={"time": "wall_s"})
     df.insert(0, "seed", seed)

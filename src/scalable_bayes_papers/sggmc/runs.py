@@ -169,11 +169,12 @@ def fig5_runs(corpus_name: str, method: str, seed: int, settings: dict, corpus) 
     D = X.shape[0]
     S = int(settings["batch_size"]) if minibatch else None
     every = int(settings["evaluate_every"]) * (math.ceil(D / S) if minibatch else 1)
-    est = SphericalAdmixture(n_topics=settings["n_topics"], method=est_method, kappa=settings["kappa"],
+    est = SphericalAdmixture(n_components=settings["n_topics"], method=est_method, kappa=settings["kappa"],
                              sigma=settings["sigma"], kappa0=settings["kappa0"], alpha=settings["alpha"],
-                             batch_size=S, n_iter=max_iter or 10**9, max_time=None if max_iter else settings["max_time"],
+                             batch_size=S, max_iter=max_iter or 10**9,
+                             max_time=None if max_iter else settings["max_time"],
                              budget_clock=settings.get("budget_clock", "cpu"), evaluate_every=every,
-                             n_threads=1, seed=seed, n_prior_draws=settings["n_prior_draws"],
+                             n_jobs=1, random_state=seed, n_prior_draws=settings["n_prior_draws"],
                              gamma=(settings["sg_gamma_kappa"] / settings["kappa"] if "sg_gamma_kappa" in settings
                                     else None))
     t0 = time.perf_counter()

@@ -5,7 +5,7 @@ Experiments (``python -m scalable_bayes_papers.sggmc.study <experiment>``; one t
 
 * ``averaging`` -- 20News-different, the paper's hyper-parameters: VI and SGGMC for ``--seconds`` each. SGGMC's
   topics are scored as (i) the last sample (what ``runs.fig5_runs`` reported before commit 793af05: with a
-  time budget the estimator's default burn-in n_iter // 2 = 5e8 was never reached, so no sample was recorded), (ii) the average over the samples kept after
+  time budget the estimator's default burn-in n_iter // 2 (now max_iter // 2) = 5e8 was never reached, so no sample was recorded), (ii) the average over the samples kept after
   ``--burn-in`` iterations (inside the log, the estimator's ``log_perplexity``), (iii) the normalised mean
   of those samples as a point estimate; VI by its point estimate. Then SGGMC (minibatch and full batch) is
   started AT VI's final topics for ``--seconds / 2``: if it drifts up to its own level, the sampler's
@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-PAPER_20NEWS = dict(n_topics=20, kappa=3e4, sigma=1e4, kappa0=1e4, alpha=10.0)
+PAPER_20NEWS = dict(n_components=20, kappa=3e4, sigma=1e4, kappa0=1e4, alpha=10.0)
 BATCH = 50
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,8 @@ def _estimator(method, seconds, batch, start=None, **kw):
                     b, v = self._beta.reshape(K, V), self._v.reshape(K, V)
                     v -= (v * b).sum(axis=1, keepdims=True) * b
 
-    params = dict(PAPER_20NEWS, method=method, batch_size=batch, n_iter=10**9, max_time=seconds, n_threads=1,
-                  seed=0, evaluate_every=0, n_prior_draws=50)
+    params = dict(PAPER_20NEWS, method=method, batch_size=batch, max_iter=10**9, max_time=seconds, n_jobs=1,
+                  random_state=0, evaluate_every=0, n_prior_draws=50)
     params.update(kw)
     return _Started(**params)
 
@@ -184,7 +184,7 @@ def synthetic(seconds, burn_in, out, n_words=1000, seed=0):
 
     hp = PAPER_20NEWS
     t0 = time.time()
-    X, beta, theta, m = sample_sam_corpus(1666 + 300, hp["n_topics"], n_words, kappa=hp["kappa"], sigma=hp["sigma"],
+    X, beta, theta, m = sample_sam_corpus(1666 + 300, hp["n_components"], n_words, kappa=hp["kappa"], sigma=hp["sigma"],
                                           kappa0=hp["kappa0"], alpha=hp["alpha"], seed=seed)
     X, Xt = X[:1666], X[1666:]
     _emit({"label": "synthetic corpus", "V": n_words, "D": 1666, "D_test": 300, "seconds_to_draw": round(time.time() - t0),
@@ -223,7 +223,7 @@ def load_corpus_split(name: str):
         settings, params, batch = {"max_test_docs": 200}, PAPER_20NEWS, BATCH
     elif name == "wiki_sggmc":
         settings = {"max_train_docs": 2000, "max_test_docs": 200}
-        params, batch = dict(n_topics=50, kappa=2e4, sigma=6e3, kappa0=6e3, alpha=10.0), 100
+        params, batch = dict(n_components=50, kappa=2e4, sigma=6e3, kappa0=6e3, alpha=10.0), 100
     else:
         raise ValueError(f"unknown corpus {name!r}: news20_different or wiki_sggmc")
     X, Xt = data.fig5_split(load_corpus(f"data/processed/{name}"), settings)
