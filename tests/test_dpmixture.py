@@ -67,8 +67,9 @@ def test_gibbs_recovers_clusters_and_log_predictive(data, gibbs_fit):
     assert est.components_.shape == (est.weights_.size, X.shape[1])
     np.testing.assert_allclose(est.components_.sum(1), 1.0, rtol=1e-10)
     assert est.weights_.sum() < 1.0 + 1e-12 and est.alpha_ > 0 and est.seed_ == 3
-    assert list(est.trace_.columns) == ["iteration", "time", "log_predictive", "n_clusters", "n_instantiated", "alpha"]
-    assert np.all(np.diff(est.trace_["time"]) >= 0)
+    assert list(est.trace_.columns) == ["iteration", "time", "log_predictive", "n_clusters", "n_instantiated", "alpha",
+                                       "cpu_time"]
+    assert np.all(np.diff(est.trace_["time"]) >= 0) and np.all(np.diff(est.trace_["cpu_time"]) >= 0)
 
 
 def _batch_means_z(x, target, n_batches=25):

@@ -206,7 +206,7 @@ def dp_runs(method: str, seed: int, settings: dict, corpus) -> pd.DataFrame:
         alpha_prior=(float(settings["alpha_prior"]["shape"]), float(settings["alpha_prior"]["rate"])), max_clusters=int(settings["max_clusters"]),
         init_clusters=int(settings["init_clusters"]), random_state=seed, n_jobs=1, **kw)
     est.fit(train, X_test=test, evaluate_every=int(settings["evaluate_every"]))
-    df = pd.DataFrame(est.trace_).rename(columns={"time": "wall_s"})
+    df = pd.DataFrame(est.trace_).rename(columns={"time": "wall_s", "cpu_time": "cpu_s"})
     df.insert(0, "seed", seed)
     df.insert(0, "method", method)
     df["n_train_users"], df["n_test_users"] = train.shape[0], test.shape[0]
