@@ -31,7 +31,7 @@ def esca_throughput_inputs():
         for c in ESCA["throughput"]["corpora"]
         for m in ESCA["throughput"]["methods"]
         for t in ESCA["throughput"]["threads"]
-        for s in ESCA["throughput"].get("seeds", [0])
+        for s in ESCA["throughput"]["seeds"]
         # CGS and CVB0 sweeps are sequential: one thread count is enough
         if m in ESCA_PARALLEL_METHODS or t == ESCA["throughput"]["threads"][0]
     ]
