@@ -10,7 +10,9 @@ the jobs whose code draws from a fixed seed of its own. Checked here:
   inputs, params); ``seed_offset: 1000`` gives the same jobs with every seed in a path or a param moved by
   1000 and ``seed_offset`` in the params of exactly the jobs with fixed seeds of their own; the smoke profile's
   DAG builds with it, and in a run directory of its own (``--directory``) without a ``config/`` there;
-* on the code the pipeline runs: no literal seed other than the ones config/README.md lists.
+* on the code the pipeline runs: no literal seed other than the ones config/README.md lists, and the fixed
+  seeds of the paper code (ESCA document subsamples, SGGMC Fig. 5 subsets, SGNHT data splits) move by the
+  job's seed_offset and stay put without it.
 """
 
 from __future__ import annotations
@@ -331,3 +333,77 @@ def test_no_literal_seed_in_the_rules_or_workflow_scripts():
     hits = [f"{f.relative_to(REPO)}:{i}: {line.strip()}" for f in files
             for i, line in enumerate(f.read_text().splitlines(), 1) if pattern.search(line.split("#", 1)[0])]
     assert not hits, "\n".join(hits)
+
+
+# ---- the paper code adds a job's seed_offset to its fixed seeds ------------------------------------------
+
+class _Corpus:
+    """A processed corpus as the paper code reads it: ``subset(split)`` with ``counts`` / ``tfidf`` rows that
+    carry their own index, and a vocabulary."""
+
+    def __init__(self, n=200):
+        import numpy as np
+        import scipy.sparse as sp
+
+        self.vocab = ["w0", "w1", "w2"]
+        rows = np.column_stack([np.arange(n) + 2, np.ones(n), np.ones(n)])  # row i: first count i + 2 (>= 2 tokens)
+        self._m = sp.csr_matrix(rows)
+
+    def subset(self, split):
+        return type("Part", (), {"counts": self._m, "tfidf": self._m})()
+
+
+def _ids(X):
+    return sorted(int(v) - 2 for v in X[:, 0].toarray().ravel())
+
+
+def test_esca_document_subsamples_move_with_the_offset_and_not_at_0():
+    from scalable_bayes.corpora import subsample_rows
+    from scalable_bayes_papers.esca import data
+
+    c = _Corpus()
+    assert _ids(data.training_docs(c, 20)) == _ids(subsample_rows(c._m, 20, data.TRAIN_SUBSAMPLE_SEED))
+    assert _ids(data.training_docs(c, 20, 0)) == _ids(data.training_docs(c, 20))
+    assert _ids(data.training_docs(c, 20, OFFSET)) == _ids(subsample_rows(c._m, 20, data.TRAIN_SUBSAMPLE_SEED + OFFSET))
+    assert _ids(data.training_docs(c, 20, OFFSET)) != _ids(data.training_docs(c, 20))
+    held = data.heldout_docs(c, c, 20)[0]
+    assert _ids(held) == _ids(subsample_rows(c._m, 20, data.HELDOUT_SUBSAMPLE_SEED))
+    assert _ids(data.heldout_docs(c, c, 20, OFFSET)[0]) == _ids(subsample_rows(c._m, 20, data.HELDOUT_SUBSAMPLE_SEED
+                                                                                + OFFSET))
+
+
+def test_sggmc_fig5_subsets_move_with_the_offset_and_not_at_0():
+    from scalable_bayes_papers.sggmc import data
+
+    c, caps = _Corpus(), {"max_train_docs": 30, "max_test_docs": 20}
+    base = [_ids(x) for x in data.fig5_split(c, caps)]
+    assert [_ids(x) for x in data.fig5_split(c, {**caps, "seed_offset": 0})] == base
+    moved = [_ids(x) for x in data.fig5_split(c, {**caps, "seed_offset": OFFSET})]
+    assert moved[0] != base[0] and moved[1] != base[1] and [len(m) for m in moved] == [30, 20]
+
+
+@pytest.mark.parametrize("task, split", [("bnn", "split_mnist"), ("bpmf", "split_ratings")])
+def test_sgnht_data_splits_move_with_the_offset_and_not_at_0(task, split, monkeypatch, tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    from scalable_bayes_papers.sgnht import runs
+
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def record(*args, seed):
+        seen.append(seed)
+        raise Stop
+
+    monkeypatch.setattr(runs.data, split, record)
+    np.savez(tmp_path / "mnist.npz", images=np.zeros((10, 2, 2)), labels=np.zeros(10))
+    pd.DataFrame({"user": [0], "item": [0], "rating": [1.0]}).to_parquet(tmp_path / "ratings.parquet")
+    inputs = {"mnist": tmp_path / "mnist.npz", "ratings": tmp_path / "ratings.parquet"}
+    s = {"n_train": 4, "n_val": 2, "hidden": 3, "rank": 2}
+    for settings in (s, {**s, "seed_offset": OFFSET}):
+        with pytest.raises(Stop):
+            runs._prepare(task, settings, inputs, seed=7)
+    assert seen == [0, OFFSET]  # the split's own seed (not the chain's), moved by the offset only
