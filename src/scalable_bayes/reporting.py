@@ -390,6 +390,18 @@ def compare_claim_runs(run_a: str | os.PathLike, run_b: str | os.PathLike) -> pd
     lacks). Claim files written before the three verdicts have no evidence; their verdict is read from
     ``holds`` (:func:`read_claims`).
 
+    Parameters
+    ----------
+    run_a, run_b : path
+        Run directories holding ``results/<paper>/claims/<id>.json``, or those ``results`` directories
+        (:func:`claim_files_of`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows above, by paper and claim id; :func:`comparison_summary` counts them and
+        :func:`comparison_markdown` renders them.
+
     Raises
     ------
     ClaimRunError

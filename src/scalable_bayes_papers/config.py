@@ -196,6 +196,17 @@ def apply_seed_offset(config: dict) -> dict:
     of a list); the counts ``n_seeds`` stay counts (the rules draw their seeds from :func:`seed_range`).
     With ``seed_offset`` 0 or absent ``config`` is returned as it is, so the default run's jobs do not change.
 
+    Parameters
+    ----------
+    config : dict
+        A config validated by :func:`validate_config` (defaults filled in, so a seed key the schema fills in
+        moves as well).
+
+    Returns
+    -------
+    dict
+        ``config`` itself at offset 0, else a deep copy with the seeds moved.
+
     Raises
     ------
     ConfigError
