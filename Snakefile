@@ -10,7 +10,9 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default config is the workflow's own (beside this file), also when the run has a directory of its own
+# (--directory=DIR: a replication, README.md "Replicating the verdicts"); --configfile files merge over it.
+configfile: str(Path(workflow.basedir) / "config" / "config.yaml")
 
 
 report: "workflow/report/workflow.rst"

@@ -32,7 +32,8 @@ NOT_DRY_RUN = {
 }
 # Whole-DAG dry runs (10-20 s each on a loaded 2-core machine) run only with the slow tests.
 WHOLE_DAG = {"./reproduce", "./reproduce -n", "./reproduce --configfile=config/paper.yaml",
-             "./reproduce --configfile=config/smoke.yaml", "./reproduce --forcerun=sgnht_fig1"}
+             "./reproduce --configfile=config/smoke.yaml", "./reproduce --forcerun=sgnht_fig1",
+             "./reproduce --directory=../replication --configfile=config/replication.yaml"}
 
 
 def readme_commands() -> list[str]:

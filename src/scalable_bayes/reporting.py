@@ -314,3 +314,172 @@ def _verdict_cell(verdict: str, evidence) -> str:
         return word
     parts = [f"{e['name']}: {e['margin']:.3g} ± {Z_SPREAD * e['sd']:.2g}" for e in evidence if e["sd"] > 0]
     return word + (" (" + "; ".join(parts) + ")" if parts else "")
+
+
+# ---- Two runs side by side: do the verdicts replicate? ---------------------------------------------------
+
+#: A change between these two verdicts is a hard flip; any other change of verdict is a soft flip.
+HARD_FLIP = frozenset({"holds", "fails"})
+
+
+class ClaimRunError(ValueError):
+    """A run to compare is missing, holds no claim files, or holds a claim file that cannot be read."""
+
+
+def claim_files_of(run: str | os.PathLike) -> list[Path]:
+    """The claim files of a run: ``RUN/results/*/claims/*.json``, or ``RUN/*/claims/*.json`` when ``RUN`` is
+    a ``results`` directory itself.
+
+    Raises
+    ------
+    ClaimRunError
+        naming the directory that is missing or the pattern that matched no file.
+    """
+    run = Path(run)
+    if not run.is_dir():
+        raise ClaimRunError(f"{run}: no such directory (give a run directory holding results/<paper>/claims/*.json, "
+                            "or its results directory)")
+    results = run / "results" if (run / "results").is_dir() else run
+    files = sorted(results.glob("*/claims/*.json"))
+    if not files:
+        raise ClaimRunError(f"{run}: no claim files ({results}/*/claims/*.json matched nothing; a finished run "
+                            "writes results/<paper>/claims/<id>.json)")
+    return files
+
+
+def _run_claims(run) -> dict[str, dict]:
+    files = claim_files_of(run)
+    frames = []
+    for f in files:
+        try:
+            frames.append(read_claims([f]))
+        except (OSError, ValueError, KeyError) as err:  # json.JSONDecodeError is a ValueError
+            raise ClaimRunError(f"{run}: claim file {f} cannot be read: {err}") from None
+    df = pd.concat(frames, ignore_index=True)
+    dup = sorted(df["id"][df["id"].duplicated()])
+    if dup:
+        raise ClaimRunError(f"{run}: claim ids {dup} appear in more than one claim file")
+    out = {}
+    for row in df.to_dict("records"):
+        ev = row.get("evidence")
+        row["evidence"] = {e["name"]: e for e in ev} if isinstance(ev, list) else {}
+        out[row["id"]] = row
+    return out
+
+
+def verdict_change(a: str | None, b: str | None) -> str:
+    """``""`` when two runs agree, ``"hard flip"`` between holds and fails, ``"soft flip"`` for any other change
+    of verdict, ``"only in A"`` / ``"only in B"`` when one run lacks the claim (``None``)."""
+    if a is None or b is None:
+        return "only in B" if a is None else "only in A"
+    if a == b:
+        return ""
+    return "hard flip" if {a, b} == HARD_FLIP else "soft flip"
+
+
+def compare_claim_runs(run_a: str | os.PathLike, run_b: str | os.PathLike) -> pd.DataFrame:
+    """The claims of two runs side by side (two replications of one config: ``seed_offset``).
+
+    One row per claim and evidence item (a claim without evidence: one row, ``evidence`` empty): ``id``,
+    ``paper``, ``verdict_a``, ``verdict_b``, ``change`` (:func:`verdict_change`), ``evidence`` (its name),
+    ``margin_a``, ``margin_b``, ``sd_a``, ``sd_b`` (the sd each run measured for the margin), ``sd_two_runs``
+    (the sd estimated from the two margins alone, ``|margin_a - margin_b| / sqrt(2)``: one degree of freedom,
+    so only a gross mismatch with ``sd_a``, ``sd_b`` means something), ``sd_understated`` (the two margins
+    differ by more than ``Z_SPREAD * sqrt(sd_a**2 + sd_b**2)``: the runs' own sds do not cover the
+    difference between them) and ``evidence_change`` (``only in A`` / ``only in B`` for an item one run
+    lacks). Claim files written before the three verdicts have no evidence; their verdict is read from
+    ``holds`` (:func:`read_claims`).
+
+    Parameters
+    ----------
+    run_a, run_b : path
+        Run directories holding ``results/<paper>/claims/<id>.json``, or those ``results`` directories
+        (:func:`claim_files_of`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows above, by paper and claim id; :func:`comparison_summary` counts them and
+        :func:`comparison_markdown` renders them.
+
+    Raises
+    ------
+    ClaimRunError
+        when a run is missing, has no claim files, or one cannot be read.
+    """
+    a, b = _run_claims(run_a), _run_claims(run_b)
+    rows = []
+    for cid in sorted(set(a) | set(b), key=lambda i: ((a.get(i) or b.get(i))["paper"], i)):
+        ca, cb = a.get(cid), b.get(cid)
+        base = {"id": cid, "paper": (ca or cb)["paper"], "verdict_a": ca["verdict"] if ca else None,
+                "verdict_b": cb["verdict"] if cb else None}
+        base["change"] = verdict_change(base["verdict_a"], base["verdict_b"])
+        ea, eb = (ca or {}).get("evidence", {}), (cb or {}).get("evidence", {})
+        names = list(ea) + [n for n in eb if n not in ea]
+        if not names:
+            rows.append({**base, "evidence": "", "margin_a": math.nan, "margin_b": math.nan, "sd_a": math.nan,
+                         "sd_b": math.nan, "sd_two_runs": math.nan, "sd_understated": False, "evidence_change": ""})
+        for name in names:
+            xa, xb = ea.get(name), eb.get(name)
+            ma, mb = (float(x["margin"]) if x else math.nan for x in (xa, xb))
+            sa, sb = (float(x["sd"]) if x else math.nan for x in (xa, xb))
+            diff = abs(ma - mb)
+            # a relative 1e-9 keeps the rounding of two deterministic margins from reading as a spread
+            under = bool(xa and xb and diff > Z_SPREAD * math.hypot(sa, sb) + 1e-9 * max(1.0, abs(ma), abs(mb)))
+            rows.append({**base, "evidence": name, "margin_a": ma, "margin_b": mb, "sd_a": sa, "sd_b": sb,
+                         "sd_two_runs": diff / math.sqrt(2.0) if xa and xb else math.nan, "sd_understated": under,
+                         "evidence_change": "" if xa and xb else ("only in A" if xa else "only in B")})
+    return pd.DataFrame(rows, columns=["id", "paper", "verdict_a", "verdict_b", "change", "evidence", "margin_a",
+                                       "margin_b", "sd_a", "sd_b", "sd_two_runs", "sd_understated",
+                                       "evidence_change"])
+
+
+def comparison_summary(df: pd.DataFrame) -> dict:
+    """Counts of a :func:`compare_claim_runs` table: ``claims``, ``same``, ``hard_flips``, ``soft_flips``,
+    ``only_a``, ``only_b`` (claims), ``sd_understated`` (evidence items), and ``differs``: whether any
+    verdict differs (a flip, or a claim one run lacks)."""
+    per = df.drop_duplicates("id")
+    n = {c: int((per["change"] == c).sum()) for c in ("", "hard flip", "soft flip", "only in A", "only in B")}
+    out = {"claims": len(per), "same": n[""], "hard_flips": n["hard flip"], "soft_flips": n["soft flip"],
+           "only_a": n["only in A"], "only_b": n["only in B"], "sd_understated": int(df["sd_understated"].sum())}
+    out["differs"] = len(per) > n[""]
+    return out
+
+
+def comparison_markdown(df: pd.DataFrame, label_a: str = "A", label_b: str = "B") -> str:
+    """A :func:`compare_claim_runs` table as markdown: a summary, then one table per paper (a claim's verdicts
+    on its first row, one row per evidence item: both margins, both runs' sds and the sd from the two margins)."""
+    s = comparison_summary(df)
+    lines = ["# Verdicts of two runs", "", f"A: `{label_a}`", f"B: `{label_b}`", "",
+             f"{s['claims']} claims: {s['same']} with the same verdict, {s['hard_flips']} hard flips (holds <-> fails), "
+             f"{s['soft_flips']} soft flips (any other change), {s['only_a']} only in A, {s['only_b']} only in B; "
+             f"{s['sd_understated']} evidence items whose two margins differ by more than {Z_SPREAD:g} sqrt(sd_A^2 + "
+             "sd_B^2) (the runs' own sds understated).", ""]
+    def word(v):  # a verdict, or "-" where the run lacks the claim (None, read back as NaN)
+        return v if isinstance(v, str) else "-"
+
+    per = df.drop_duplicates("id")
+    bullets = [f"- **{r.change}** {r.id}: {word(r.verdict_a)} -> {word(r.verdict_b)}"
+               for r in per[per["change"] != ""].itertuples()]
+    bullets += [f"- **sd understated** {r.id} / {r.evidence}: margins {r.margin_a:.4g} and {r.margin_b:.4g}, "
+                f"sds {r.sd_a:.3g} and {r.sd_b:.3g}, sd from the two runs {r.sd_two_runs:.3g}"
+                for r in df[df["sd_understated"]].itertuples()]
+    lines += bullets + ([""] if bullets else [])
+
+    def num(x, fmt):
+        return "" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
+
+    for paper, sub in df.groupby("paper", sort=True):
+        lines += [f"## {paper}", ""]
+        seen, table = set(), []
+        for r in sub.itertuples():
+            first = r.id not in seen
+            seen.add(r.id)
+            flag = "; ".join(f for f in (r.evidence_change, "sd understated" if r.sd_understated else "") if f)
+            table.append({"claim": r.id if first else "", "A": word(r.verdict_a) if first else "",
+                          "B": word(r.verdict_b) if first else "", "change": r.change if first else "",
+                          "evidence": r.evidence, "margin A": num(r.margin_a, ".4g"), "margin B": num(r.margin_b, ".4g"),
+                          "sd A": num(r.sd_a, ".3g"), "sd B": num(r.sd_b, ".3g"),
+                          "sd from A, B": num(r.sd_two_runs, ".3g"), "evidence flag": flag})
+        lines += [dataframe_to_markdown(pd.DataFrame(table)), ""]
+    return "\n".join(lines)

@@ -3,17 +3,34 @@
 import os
 from pathlib import Path
 
-from scalable_bayes_papers.config import ConfigError, validate_config
+from scalable_bayes_papers.config import ConfigError, apply_seed_offset, validate_config
+from scalable_bayes_papers.config import seed_range as _seed_range, with_seed_offset as _with_seed_offset
 from scalable_bayes.dependencies import ImportGraph
 
 PAPERS = ["vmf", "sgnht", "sggmc", "scir", "esca"]
 
 try:
-    config = validate_config(config, Path(workflow.basedir) / "workflow" / "schemas")
+    # Validated (defaults filled in), then every seed key moved by seed_offset (0: unchanged).
+    config = apply_seed_offset(validate_config(config, Path(workflow.basedir) / "workflow" / "schemas"))
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
 PROFILE = config["profile"]
+# A replication's shift of every seed (config key seed_offset; config/README.md "Replications"). The seed
+# keys of the config are moved already; these two helpers carry it to the counts n_seeds and to the jobs
+# whose code draws from a fixed seed of its own. At 0 both return what they are given.
+SEED_OFFSET = config["seed_offset"]
+
+
+def seed_range(n):
+    """Seeds of a count ``n_seeds``: SEED_OFFSET .. SEED_OFFSET + n - 1 (0 .. n - 1 in the default run)."""
+    return _seed_range(n, SEED_OFFSET)
+
+
+def with_seed_offset(settings):
+    """A job's settings plus ``seed_offset`` when it is not 0 (for code with a fixed seed of its own)."""
+    return _with_seed_offset(settings, SEED_OFFSET)
+
 
 # paper -> function returning the list of its figure/table/claim files for the active config
 PAPER_TARGETS = {}

@@ -12,7 +12,7 @@ from scalable_bayes.corpora import align_vocabulary, subsample_rows
 from scalable_bayes.inference.gmm_sem import GMMParams
 
 # Seeds of the document subsamples: fixed, so that every engine and every seed of a figure sees the
-# same training and held-out documents.
+# same training and held-out documents. A replication (config seed_offset) adds its offset to both.
 TRAIN_SUBSAMPLE_SEED = 12345
 HELDOUT_SUBSAMPLE_SEED = 54321
 
@@ -36,10 +36,10 @@ def make_gmm_data(n_components=30, n_train=100_000, n_test=1_000, dim=2, seed=0)
     return draw(n_train), draw(n_test), true
 
 
-def training_docs(corpus, max_docs):
+def training_docs(corpus, max_docs, seed_offset=0):
     """The training documents of a run: the train split of ``corpus``, subsampled to ``max_docs``
-    (None = all) with the fixed seed :data:`TRAIN_SUBSAMPLE_SEED`."""
-    return subsample_rows(corpus.subset("train").counts, max_docs, TRAIN_SUBSAMPLE_SEED)
+    (None = all) with the fixed seed :data:`TRAIN_SUBSAMPLE_SEED` (+ ``seed_offset`` in a replication)."""
+    return subsample_rows(corpus.subset("train").counts, max_docs, TRAIN_SUBSAMPLE_SEED + int(seed_offset))
 
 
 def heldout_split(train_corpus, test_corpus, max_test_docs, seed):
@@ -55,7 +55,7 @@ def heldout_split(train_corpus, test_corpus, max_test_docs, seed):
     return subsample_rows(Xte, max_test_docs, seed), dropped
 
 
-def heldout_docs(train_corpus, test_corpus, max_docs):
+def heldout_docs(train_corpus, test_corpus, max_docs, seed_offset=0):
     """The held-out documents of a run: :func:`heldout_split` with the fixed seed
-    :data:`HELDOUT_SUBSAMPLE_SEED`."""
-    return heldout_split(train_corpus, test_corpus, max_docs, HELDOUT_SUBSAMPLE_SEED)
+    :data:`HELDOUT_SUBSAMPLE_SEED` (+ ``seed_offset`` in a replication)."""
+    return heldout_split(train_corpus, test_corpus, max_docs, HELDOUT_SUBSAMPLE_SEED + int(seed_offset))

@@ -63,6 +63,8 @@ def main(argv=None):
     p.add_argument("--evaluate-every", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed-offset", type=int, default=0,
+                   help="a replication's seed_offset, added to the document subsamples' fixed seeds")
     p.add_argument("--max-train-docs", type=int, default=None)
     p.add_argument("--max-test-docs", type=int, default=500)
     p.add_argument("--log", default=None)
@@ -86,8 +88,8 @@ def main(argv=None):
         logger.error("%s", e)
         raise SystemExit(f"mpi_run: error: {e}") from None
     c = load_corpus(args.corpus)
-    Xtr = training_docs(c, args.max_train_docs)
-    Xte, _ = heldout_docs(c, c, args.max_test_docs)
+    Xtr = training_docs(c, args.max_train_docs, args.seed_offset)
+    Xte, _ = heldout_docs(c, c, args.max_test_docs, args.seed_offset)
     est = DistributedESCA(n_components=args.n_topics, doc_topic_prior=args.alpha, topic_word_prior=args.beta,
                           max_iter=args.n_iter, n_jobs=args.threads, random_state=args.seed, comm=comm,
                           evaluate_every=args.evaluate_every).fit(Xtr, X_heldout=Xte)

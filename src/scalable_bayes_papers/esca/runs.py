@@ -89,10 +89,11 @@ def run_lda(X_train, X_test, *, method, n_topics, alpha, beta, n_iter, evaluate_
 
 def run_held_out_experiment(train_corpus, test_corpus, settings) -> pd.DataFrame:
     """One run of Fig. 2 / 5 / 6 / throughput: ``settings`` holds method, n_topics, alpha, beta,
-    n_iter, evaluate_every, threads, seed, max_train_docs, max_test_docs, heldout_sweeps, experiment."""
+    n_iter, evaluate_every, threads, seed, max_train_docs, max_test_docs, heldout_sweeps, experiment, and in a
+    replication seed_offset (added to the document subsamples' fixed seeds)."""
     s = dict(settings)
-    Xtr = training_docs(train_corpus, s.get("max_train_docs"))
-    Xte, dropped = heldout_docs(train_corpus, test_corpus, s.get("max_test_docs"))
+    Xtr = training_docs(train_corpus, s.get("max_train_docs"), s.get("seed_offset", 0))
+    Xte, dropped = heldout_docs(train_corpus, test_corpus, s.get("max_test_docs"), s.get("seed_offset", 0))
     logger.info("%s on %s (%d docs, V=%d) -> held-out %s (%d docs, %d OOV tokens dropped)", s["method"],
                 train_corpus.name, Xtr.shape[0], Xtr.shape[1], test_corpus.name, Xte.shape[0], dropped)
     df, est, info = run_lda(Xtr, Xte, method=s["method"], n_topics=s["n_topics"], alpha=s.get("alpha"),
@@ -113,13 +114,13 @@ def run_held_out_experiment(train_corpus, test_corpus, settings) -> pd.DataFrame
 
 
 def run_topics(corpus, settings) -> pd.DataFrame:
-    """TabU3: ESCA (sparse + alias, seed 0) on the whole train split of ``corpus``; the top
-    ``settings["n_words"]`` words of every topic, one row per topic (corpus, topic, top_words).
-    ``settings``: n_topics, alpha (None = 50 / K), beta, n_iter, threads, n_words."""
+    """TabU3: ESCA (sparse + alias, seed 0; a replication's ``settings["seed_offset"]`` added) on the whole
+    train split of ``corpus``; the top ``settings["n_words"]`` words of every topic, one row per topic (corpus,
+    topic, top_words). ``settings``: n_topics, alpha (None = 50 / K), beta, n_iter, threads, n_words."""
     s = settings
     tr = corpus.subset("train").counts
     _, est, _ = run_lda(tr, None, method="ESCA", n_topics=s["n_topics"], alpha=s.get("alpha"), beta=s["beta"],
-                        n_iter=s["n_iter"], evaluate_every=0, n_threads=s["threads"], seed=0)
+                        n_iter=s["n_iter"], evaluate_every=0, n_threads=s["threads"], seed=0 + s.get("seed_offset", 0))
     tw = top_words(est.components_, corpus.vocab, est.components_.shape[0], s["n_words"])
     tw.insert(0, "corpus", corpus.name)
     return tw

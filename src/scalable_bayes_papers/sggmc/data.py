@@ -57,12 +57,15 @@ def wrap(theta):
 def fig5_split(corpus, settings: dict):
     """(train, test) tf-idf rows of a processed corpus for Fig. 5 (Sec. 5.3): ``max_train_docs`` of its training
     split and ``max_test_docs`` of its test split (null: all), each a seeded random subset (seed 0, ours: the
-    corpora are stored in class order), rows in their stored order."""
+    corpora are stored in class order; a replication's ``settings["seed_offset"]``, when given, is added to it),
+    rows in their stored order."""
     out = []
+    seed = 0 + int(settings.get("seed_offset", 0))
     for split, cap in (("train", settings.get("max_train_docs")), ("test", settings.get("max_test_docs"))):
         X = corpus.subset(split).tfidf
         if cap is not None and cap < X.shape[0]:
-            keep = np.sort(np.random.default_rng([0, 0xF5, int(split == "test")]).choice(X.shape[0], cap, replace=False))
+            keep = np.sort(np.random.default_rng([seed, 0xF5, int(split == "test")]).choice(X.shape[0], cap,
+                                                                                              replace=False))
             X = X[keep]
         out.append(X)
     return out[0], out[1]

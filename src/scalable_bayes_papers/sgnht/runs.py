@@ -250,10 +250,14 @@ def _algorithms(a):
 
 
 def _prepare(task, s, inputs, seed):
-    """Build (make_model(seed), predict, score, n_train) for a task; n_train in PAPER_TRAIN_SIZE's unit."""
+    """Build (make_model(seed), predict, score, n_train) for a task; n_train in PAPER_TRAIN_SIZE's unit.
+
+    The MNIST and ratings splits take seed 0 for every chain (plus ``s["seed_offset"]`` in a replication)."""
+    split_seed = 0 + int(s.get("seed_offset", 0))
     if task == "bnn":
         d = np.load(inputs["mnist"])
-        (Xtr, ytr), (Xva, yva), (Xte, yte) = data.split_mnist(d["images"], d["labels"], s["n_train"], s["n_val"], seed=0)
+        (Xtr, ytr), (Xva, yva), (Xte, yte) = data.split_mnist(d["images"], d["labels"], s["n_train"], s["n_val"],
+                                                               seed=split_seed)
 
         def make(chain_seed):
             return bnn_mod.BNN(Xtr, ytr, hidden=s["hidden"], seed=chain_seed)
@@ -267,7 +271,7 @@ def _prepare(task, s, inputs, seed):
         return make, predict, score, len(ytr)
     if task == "bpmf":
         df = pd.read_parquet(inputs["ratings"])
-        tr, va, te = data.split_ratings(df, seed=0)
+        tr, va, te = data.split_ratings(df, seed=split_seed)
         nu, ni = int(df["user"].max()) + 1, int(df["item"].max()) + 1
 
         def make(chain_seed):

@@ -31,7 +31,7 @@ def esca_throughput_inputs():
         for c in ESCA["throughput"]["corpora"]
         for m in ESCA["throughput"]["methods"]
         for t in ESCA["throughput"]["threads"]
-        for s in ESCA["throughput"].get("seeds", [0])
+        for s in ESCA["throughput"]["seeds"]
         # CGS and CVB0 sweeps are sequential: one thread count is enough
         if m in ESCA_PARALLEL_METHODS or t == ESCA["throughput"]["threads"][0]
     ]
@@ -53,8 +53,10 @@ def esca_throughput_mpi_args(wildcards):
         f"--n-iter {r['n_iter']}",
         f"--evaluate-every {r['n_iter']}",
         "--threads 1",
-        "--seed 0",
+        f"--seed {SEED_OFFSET}",  # 0, as the throughput rows' seed; a replication's moves with them
     ]
+    if SEED_OFFSET:  # the document subsamples' fixed seeds (esca/data.py), as in esca_lda_run_settings
+        args.append(f"--seed-offset {SEED_OFFSET}")
     if r.get("alpha") is not None:
         args.append(f"--alpha {r['alpha']}")
     if r.get("max_train_docs") is not None:
@@ -116,7 +118,7 @@ def esca_lda_run_settings(wildcards):
     by_method = ESCA[wildcards.esca_exp].get("n_iter_by_method", {})
     if wildcards.esca_method in by_method:
         run["n_iter"] = int(by_method[wildcards.esca_method])
-    return run
+    return with_seed_offset(run)  # the document subsamples' fixed seeds (esca/data.py) move with it
 
 
 def esca_corpus_dir(name):
@@ -266,7 +268,8 @@ def esca_tabu3_run_settings(wildcards):
     """Settings of ONE TabU3 fit (any corpus): the run settings it uses and the number of words kept
     per topic (not the list of corpora, nor the number of topics shown: the table picks those)."""
     t = ESCA["topics"]
-    return {**{k: t["run"].get(k) for k in ("n_topics", "alpha", "beta", "n_iter", "threads")}, "n_words": t["n_words"]}
+    return with_seed_offset({**{k: t["run"].get(k) for k in ("n_topics", "alpha", "beta", "n_iter", "threads")},
+                             "n_words": t["n_words"]})  # the fit's seed (0) moves with it
 
 
 def esca_targets():

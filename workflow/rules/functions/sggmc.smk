@@ -16,7 +16,7 @@ SGGMC_FIG5_CORPORA = [c for c in ("news20_different", "wiki_sggmc") if SGGMC["fi
 
 def sggmc_fig5_files():
     return expand("results/sggmc/runs/fig5/{corpus}/{method}/seed{seed}.parquet", corpus=SGGMC_FIG5_CORPORA,
-                  method=SGGMC_FIG5_METHODS, seed=range(SGGMC["fig5"]["n_seeds"]))
+                  method=SGGMC_FIG5_METHODS, seed=seed_range(SGGMC["fig5"]["n_seeds"]))
 
 
 def sggmc_fig5_run_settings(wildcards):
@@ -35,7 +35,7 @@ def sggmc_fig5_run_settings(wildcards):
     elif wildcards.method not in SGGMC_FIG5_MINIBATCH:  # full-batch SGGMC / gSGNHT: their own learning rate
         out["sg_gamma_kappa"] = out["sg_gamma_kappa_full"]
     out.pop("sg_gamma_kappa_full")
-    return out
+    return with_seed_offset(out)  # the training / test subsets' fixed seed (data.fig5_split) moves with it
 
 
 def sggmc_fig5_corpus(wildcards):
@@ -45,7 +45,7 @@ def sggmc_fig5_corpus(wildcards):
 def sggmc_run_files(fig):
     methods = SGGMC_FIG3_METHODS if fig == "fig3" else SGGMC_FIG4_METHODS
     return expand("results/sggmc/runs/{fig}/{method}/seed{seed}.parquet", fig=fig, method=methods,
-                  seed=range(SGGMC[fig]["n_seeds"]))
+                  seed=seed_range(SGGMC[fig]["n_seeds"]))
 
 
 def sggmc_fig3_run_settings(wildcards):

@@ -103,9 +103,11 @@ def sgnht_ml_cell_files(kind):
 def sgnht_ml_cell_settings(wildcards):
     """Settings of ONE ML cell job (task x seed x a x eta): the task's own block ``sgnht.ml.<task>`` without
     its a and eta lists, plus the cell's a and eta (from the path, exact); not the ``ml`` block, whose seed
-    list would re-run every job when a seed is added. A new a or eta value adds cells and re-runs no cell."""
+    list would re-run every job when a seed is added. A new a or eta value adds cells and re-runs no cell.
+    In a replication also seed_offset (the MNIST and ratings splits' fixed seed moves with it)."""
     s = SGNHT["ml"][wildcards.task]
-    return {**{k: v for k, v in s.items() if k not in ("a", "eta")}, "a": float(wildcards.a), "eta": float(wildcards.eta)}
+    return with_seed_offset({**{k: v for k, v in s.items() if k not in ("a", "eta")}, "a": float(wildcards.a),
+                             "eta": float(wildcards.eta)})
 
 
 def sgnht_ml_inputs(wildcards):
