@@ -128,3 +128,28 @@ def test_study_throughput_summary_pairs_runs_of_one_seed_and_repeat():
     assert s["cpu_per_iter_s_ratio_median"] == pytest.approx(2.0)
     # time to the target = iterations x time per iteration: 0.6 x 2.0 = 1.2, in every pair
     assert s["cpu_to_target_s_ratio_min"] == pytest.approx(1.2) and s["wall_to_target_s_ratio_max"] == pytest.approx(1.2)
+
+
+def test_timing_repeats_retime_the_same_fit_and_keep_its_curve():
+    """``timing_repeats`` = 3 (config throughput.timing_repeats): the run table holds the first fit (repeat 0, with
+    its held-out LL) and two re-timed fits at the same iterations with the first fit's LL and their own clocks;
+    the throughput table's spread then comes from the repeats."""
+    from scalable_bayes.corpora import Corpus
+    from scalable_bayes_papers.esca.runs import run_held_out_experiment
+
+    X = _lda_corpus(M=80)
+    docs = pd.DataFrame({"doc_id": [str(i) for i in range(80)], "label": -1, "split": ["train"] * 60 + ["test"] * 20,
+                         "n_tokens": np.asarray(X.sum(1)).ravel()})
+    c = Corpus(counts=X, vocab=[f"w{i}" for i in range(X.shape[1])], docs=docs, meta={"name": "toy"})
+    s = {"method": "ESCA", "n_topics": 3, "alpha": 0.5, "beta": 0.1, "n_iter": 6, "evaluate_every": 2, "threads": 1,
+         "seed": 0, "max_train_docs": None, "max_test_docs": None, "heldout_sweeps": 4, "timing_repeats": 3}
+    df = run_held_out_experiment(c, c, s)
+    assert sorted(df["repeat"].unique()) == [0, 1, 2]
+    per = df.pivot_table(index="iteration", columns="repeat", values="heldout_ll")
+    assert list(per.index) == [0, 2, 4, 6] and np.allclose(per.sub(per[0], axis=0), 0.0)
+    assert (df.groupby("repeat")["cpu_time"].max() > 0).all()
+    assert "repeat" not in run_held_out_experiment(c, c, {**s, "timing_repeats": 1})
+    cgs = run_held_out_experiment(c, c, {**s, "method": "CGS", "n_iter": 1, "evaluate_every": 1, "timing_repeats": 1})
+    t = tables.throughput(pd.concat([df, cgs], ignore_index=True))
+    esca = t[t["method"] == "ESCA"].iloc[0]
+    assert esca["n_repeats"] == 3 and "3 timing repeats" in esca["spread_from"]

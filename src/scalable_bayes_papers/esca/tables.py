@@ -55,8 +55,8 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
     ``clock_time_to_last_s`` the verdict clock at the last iteration (mean over seeds and repeats)."""
     if "seed" not in runs:
         runs = runs.assign(seed=0)
-    if "repeat" not in runs:
-        runs = runs.assign(repeat=0)
+    # a run without timing repeats has no column ``repeat`` (NaN beside one with repeats): its one fit is repeat 0
+    runs = runs.assign(repeat=runs["repeat"].fillna(0).astype(int) if "repeat" in runs else 0)
     main = runs[runs["repeat"] == 0]
     last = main.sort_values("iteration").groupby(["train_corpus", "method", "threads", "seed"]).tail(1)
     keys = ["train_corpus", "method", "threads"]
