@@ -164,7 +164,9 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
             for m, lead in mg["lead"].items():
                 e = _seed_evidence(f"{c}: ESCA first to CGS's final LL - {FIG2_FIRST_GAP}, log({m} time / ESCA time)",
                                    lead.values(), f"paired log({m} / ESCA) times to the target")
-                ev.append(e) if e is not None else gaps.append(f"{c} vs {m}: neither reached the target")
+                if e is None:
+                    gaps.append(f"{c} vs {m}: the target reached by one of them on fewer than 2 seeds")
+                ev.append(e)
         elif n == 1:
             s = next(iter(mg["quality"]))
             noise = {(m, s): ll_noise(g) for m, g in d[d["seed"] == s].groupby("method")}
