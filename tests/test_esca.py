@@ -157,23 +157,25 @@ def test_hard_statistics_equal_one_hot_soft_statistics():
 
 
 def _fig2_frame(threads):
-    """Two engines on one corpus: CGS reaches the target first in wall time, ESCA first in CPU time."""
+    """Two engines on one corpus, one seed, the same smooth held-out LL curve (evaluated every 3 of 30
+    iterations): CGS reaches the target first in wall time (ESCA's wall time 1.5x CGS's), ESCA first in CPU
+    time (half CGS's)."""
     rows = []
-    for method, wall, cpu in [("CGS", [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]), ("ESCA", [0.0, 1.5, 3.0], [0.0, 0.5, 1.0])]:
-        for it, (w, c, ll) in enumerate(zip(wall, cpu, [-9.0, -8.0, -7.5])):
-            rows.append({"train_corpus": "toy", "method": method, "seed": 0, "iteration": it, "wall_time": w,
-                         "cpu_time": c, "heldout_ll": ll, "threads": threads, "n_topics": 4, "alpha": 0.5,
-                         "beta": 0.1, "n_tokens": 100, "n_test_docs": 10})
+    for method, wall, cpu in [("CGS", 0.1, 0.1), ("ESCA", 0.15, 0.05)]:
+        for it in range(0, 31, 3):
+            rows.append({"train_corpus": "toy", "method": method, "seed": 0, "iteration": it, "wall_time": wall * it,
+                         "cpu_time": cpu * it, "heldout_ll": -7.5 - 1.5 * np.exp(-it / 3), "threads": threads,
+                         "n_topics": 4, "alpha": 0.5, "beta": 0.1, "n_tokens": 100, "n_test_docs": 10})
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("threads,holds", [(1, True), (2, False)])
-def test_fig2_verdict_clock_is_cpu_time_for_single_threaded_runs(tmp_path, threads, holds):
+@pytest.mark.parametrize("threads,verdict", [(1, "holds"), (2, "fails")])
+def test_fig2_verdict_clock_is_cpu_time_for_single_threaded_runs(tmp_path, threads, verdict):
     from scalable_bayes_papers.esca import claims, figures
 
     df = _fig2_frame(threads)
     claim = claims.check_fig2(df, {}, "test")
-    assert claim.holds is holds
+    assert claim.verdict == verdict, claim.measured
     assert claim.details["toy"]["clock"] == ("cpu_time" if threads == 1 else "wall_time")
     figures.fig2(df, {}, tmp_path / "Fig2.png")
     assert (tmp_path / "Fig2.png").stat().st_size > 1000
@@ -271,8 +273,8 @@ def test_fig5_claim_compares_the_paired_gap_with_the_seed_noise():
     from scalable_bayes_papers.esca.claims import check_fig5
 
     same = check_fig5(_fig5_table(0.0), {}, "test")
-    assert same.holds is True and "within the seed noise" in same.measured
+    assert same.verdict != "fails" and "s.e. over 3 seeds" in same.measured, same.measured
     biased = check_fig5(_fig5_table(0.1), {}, "test")  # sparse 0.1 nats above plain at every iteration
-    assert biased.holds is False
-    one_seed = check_fig5(_fig5_table(0.02, seeds=(0,)), {}, "test")
-    assert one_seed.holds is True and "one seed" in one_seed.measured
+    assert biased.verdict == "fails"
+    one_seed = check_fig5(_fig5_table(0.02, seeds=(0,)), {}, "test")  # one seed: no spread to judge a gap by
+    assert one_seed.verdict == "not checked" and "one seed" in one_seed.measured

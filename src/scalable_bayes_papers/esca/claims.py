@@ -3,6 +3,12 @@
 Each ``check_<item>`` is pure (no I/O, no plotting): run table(s) in, :class:`~scalable_bayes.reporting.Claim`
 out. Each states the paper's claim in one sentence, what this run measured and the test that turns
 the paper's words into a verdict (``note``); README.md beside this file gives the reasons.
+
+Every checked claim carries :class:`~scalable_bayes.reporting.Evidence`: per comparison the margin (the
+measured effect minus the paper's threshold, positive for the claim) and the run-to-run sd of that margin,
+measured from the claim's own seeds (paired by seed: the sd of the per-seed margins / sqrt(n)), from
+within-job timing repeats (throughput) or, where an item runs one seed, from the run's own curves (Fig. 2);
+``sd_from`` says which. The verdict (holds / fails / undecided at this scale) follows from them.
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.reporting import Claim
+from scalable_bayes.reporting import Claim, Evidence
 
 from .static import FIG1_SPEC, FIG4_SPEC, PAPER_DATASETS, TAB1_SPEC
+from .tables import time_to_reach
 
 STATIC_NOTE = "Static item (no computation to check): rendered from a text spec in scalable_bayes_papers.esca.static."
 
@@ -24,12 +31,60 @@ def _scale(profile, extra=""):
     return f"{profile}{'; ' + extra if extra else ''}"
 
 
+def seed_mean_se(values) -> tuple[float, float, int]:
+    """Mean of per-seed values, its standard error over seeds (sd with ddof 1 / sqrt(n); NaN below 2 seeds)
+    and n. The run-to-run sd of a mean over n independent seeds."""
+    v = pd.Series(values, dtype=float).dropna()
+    n = len(v)
+    mean = float(v.mean()) if n else float("nan")
+    se = float(v.std(ddof=1) / np.sqrt(n)) if n >= 2 else float("nan")
+    return mean, se, n
+
+
+def _seed_evidence(name, margins, what) -> Evidence | None:
+    """Evidence from per-seed margins (paired by seed): their mean, sd = sd over seeds / sqrt(n); None with
+    fewer than 2 seeds (no spread to measure)."""
+    m, se, n = seed_mean_se(margins)
+    if n < 2:
+        return None
+    return Evidence(name, m, se, f"sd of the {n} seeds' {what} / sqrt({n})")
+
+
+def log_lead(t_first, t_other, last_first, last_other) -> float:
+    """log(t_other / t_first): how far ahead the first engine reaches a target (positive: it is first).
+
+    Where one engine never reached the target within its run, a bound: the other engine never reached it ->
+    log(its last time / t_first) when that is positive (it had run longer without getting there), else 0 (not
+    decided by this run); the first engine never reached it -> log(t_other / its last time) when that is
+    negative (the other got there while it was still short), else 0. NaN when neither reached it."""
+    fin_f, fin_o = np.isfinite(t_first), np.isfinite(t_other)
+    if fin_f and fin_o:
+        return float(np.log(max(t_other, 1e-12) / max(t_first, 1e-12)))
+    if fin_f:
+        return max(float(np.log(max(last_other, 1e-12) / max(t_first, 1e-12))), 0.0)
+    if fin_o:
+        return min(float(np.log(max(t_other, 1e-12) / max(last_first, 1e-12))), 0.0)
+    return float("nan")
+
+
+def ll_noise(curve: pd.DataFrame) -> float:
+    """Evaluation-to-evaluation noise of one held-out LL curve (nats/word): the root mean square of its second
+    differences over the last half of its evaluations (at least 3) / sqrt(6), the sd of independent noise
+    around a locally linear trend (curvature of the trend only adds to it). NaN with fewer than 3 evaluations."""
+    y = curve.sort_values("iteration")["heldout_ll"].to_numpy(dtype=float)
+    if len(y) < 3:
+        return float("nan")
+    y = y[min(len(y) // 2, len(y) - 3):]
+    return float(np.sqrt(np.mean(np.diff(y, 2) ** 2) / 6.0))
+
+
 # ---------------------------------------------------------------------------- Fig. 2
 
 
 def _reach(d, target, clock="wall_time"):
-    hit = d[d["heldout_ll"] >= target]
-    return float(hit[clock].min()) if len(hit) else np.inf
+    """First ``clock`` time at which one run's held-out LL reaches ``target``, interpolated between
+    evaluations (:func:`scalable_bayes_papers.esca.tables.time_to_reach`); inf if it never does."""
+    return time_to_reach(d, target, clock)
 
 
 def _reach_by_method(d, target, clock):
@@ -38,47 +93,54 @@ def _reach_by_method(d, target, clock):
             for m, dm in d.groupby("method")}
 
 
-def fig2_first(d: pd.DataFrame, target: float, clock: str) -> dict:
-    """Is ESCA first to ``target``? Per other engine, paired by seed (same data): d_s = log(time of the other /
-    time of ESCA) to the first evaluation at or above the target (+inf where only ESCA gets there).
+FIG2_FIRST_GAP = 0.01  # nats/word: the target of "first" is CGS's final LL minus this
 
-    With 3+ seeds ESCA is first against an engine when the mean of d_s exceeds t_{0.975, n-1} standard errors
-    (:func:`paired_seed_test`; an infinite d_s counts as the largest finite one, or log 10 if none is finite):
-    a lead inside the seeds' spread is no lead. With 1-2 seeds, when d_s > 0 on every seed. ESCA never
-    reaching the target on a seed is never first. Returns per engine ``{"log_ratio_per_seed", "holds"}`` and
-    ``holds`` (first against every engine)."""
-    seeds = sorted(d["seed"].unique())
-    t = {m: {s: _reach(dm[dm["seed"] == s], target, clock) for s in seeds if (dm["seed"] == s).any()}
-         for m, dm in d.groupby("method")}
-    esca = t.get("ESCA", {})
-    out, ok = {}, []
-    for m in sorted(set(t) - {"ESCA"}):
-        both = [s for s in seeds if s in esca and s in t[m]]
-        if not both or any(not np.isfinite(esca[s]) for s in both):
-            out[m] = {"log_ratio_per_seed": {}, "holds": False}
-            ok.append(False)
+
+def fig2_margins(d: pd.DataFrame, clock: str, tol: float, shift=None) -> dict:
+    """Per seed of one corpus's Fig. 2 runs: the quality margin ESCA final - (CGS final - ``tol``) and, per other
+    engine, :func:`log_lead` of ESCA to CGS's final LL - FIG2_FIRST_GAP on ``clock``. ``shift`` {(method, seed):
+    nats} moves a curve up (the perturbation of :func:`check_fig2`'s one-seed spread). Returns
+    ``{"quality": {seed: m}, "lead": {engine: {seed: m}}}``."""
+    shift = shift or {}
+    out = {"quality": {}, "lead": {}}
+    for s in sorted(d["seed"].unique()):
+        ds = d[d["seed"] == s]
+        cur = {m: g.sort_values("iteration") for m, g in ds.groupby("method")}
+        if "CGS" not in cur or "ESCA" not in cur:
             continue
-        lr = np.array([np.inf if not np.isfinite(t[m][s]) else np.log(max(t[m][s], 1e-12) / max(esca[s], 1e-12))
-                       for s in both])
-        if len(lr) >= 3:
-            fin = lr[np.isfinite(lr)]
-            cap = float(fin.max()) if fin.size else float(np.log(10.0))
-            pt = paired_seed_test(pd.Series(np.where(np.isfinite(lr), lr, max(cap, 0.0))))
-            h = bool(pt["mean"] > pt["threshold"]) if np.isfinite(pt["threshold"]) else bool(pt["mean"] > 0)
-        else:
-            h = bool((lr > 0).all())
-        out[m] = {"log_ratio_per_seed": {int(s): float(v) for s, v in zip(both, lr)}, "holds": h}
-        ok.append(h)
-    return {"per_engine": out, "holds": bool(ok) and all(ok)}
+        fin = {m: float(g["heldout_ll"].iloc[-1]) + shift.get((m, s), 0.0) for m, g in cur.items()}
+        out["quality"][int(s)] = fin["ESCA"] - (fin["CGS"] - tol)
+        target = fin["CGS"] - FIG2_FIRST_GAP
+        t = {m: _reach(g, target - shift.get((m, s), 0.0), clock) for m, g in cur.items()}
+        last = {m: float(g[clock].iloc[-1]) for m, g in cur.items()}
+        for m in sorted(set(cur) - {"ESCA"}):
+            out["lead"].setdefault(m, {})[int(s)] = log_lead(t["ESCA"], t[m], last["ESCA"], last[m])
+    return out
+
+
+def _perturbed_sd(d, clock, tol, noise, get) -> float:
+    """sd of a one-seed margin from the curves' measured noise: each curve ``(method, seed)`` moved up and down
+    by its noise sd ``noise[(method, seed)]``, sd = sqrt(sum over curves of ((m(+) - m(-)) / 2)^2) (the delta
+    method, curves independent). ``get`` picks the margin from :func:`fig2_margins`."""
+    var = 0.0
+    for key, sig in noise.items():
+        up, dn = (get(fig2_margins(d, clock, tol, {key: sgn * sig})) for sgn in (1.0, -1.0))
+        if np.isfinite(up) and np.isfinite(dn):
+            var += ((up - dn) / 2.0) ** 2
+    return float(np.sqrt(var))
 
 
 def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
     """ESCA reaches CGS's held-out LL and gets there first; ``df``: the Fig. 2 run tables, concatenated.
-    "First" is paired by seed against each other engine (:func:`fig2_first`: with 3+ seeds a lead beyond the
-    seeds' spread, with 1-2 seeds first on every seed)."""
+
+    Per corpus, two kinds of evidence (paired by seed): quality, ESCA's final LL - (CGS's final LL -
+    ``quality_tol``); and per other engine "first", :func:`log_lead` of ESCA to CGS's final LL - 0.01 (log of
+    the other's time over ESCA's). Their spread: with 2+ seeds the sd of the per-seed margins / sqrt(n); with
+    one seed (the default config: a second seed costs about 1.5 min of the default run's wall time) each
+    curve's evaluation noise (:func:`ll_noise`) propagated into the margin (:func:`_perturbed_sd`)."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
     tol = float(settings.get("quality_tol", 0.05))
-    verdicts, parts, details = [], [], {}
+    parts, details, evidence, gaps = [], {}, [], []
     for c in corpora:
         d = df[df["train_corpus"] == c]
         # each engine's own last recorded iteration (engines may run different numbers of iterations)
@@ -87,47 +149,80 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
         n_iters = last.groupby("method")["iteration"].max().astype(int).to_dict()
         t_total = last.groupby("method")["wall_time"].mean().to_dict()
         cgs_final = final.get("CGS", np.nan)
-        target = cgs_final - 0.01
+        target = cgs_final - FIG2_FIRST_GAP
         # the verdict's clock: CPU time when every engine ran on one thread (its work alone; the
         # wall time of a job also measures the other jobs sharing the machine), else wall time
         clock = "cpu_time" if ("cpu_time" in d and (d["threads"] == 1).all() and d["cpu_time"].notna().all()) \
             else "wall_time"
         t_reach, t_reach_wall = _reach_by_method(d, target, clock), _reach_by_method(d, target, "wall_time")
-        esca_ok = final.get("ESCA", np.nan) >= cgs_final - tol
-        fr = fig2_first(d, target, clock)
-        first = fr["holds"]
-        verdicts.append(bool(esca_ok and first))
+        mg = fig2_margins(d, clock, tol)
+        n = len(mg["quality"])
+        ev = []
+        if n >= 2:
+            ev.append(_seed_evidence(f"{c}: ESCA final LL above CGS's - {tol} (nats/word)", mg["quality"].values(),
+                                     "paired margins ESCA final - (CGS final - tol)"))
+            for m, lead in mg["lead"].items():
+                e = _seed_evidence(f"{c}: ESCA first to CGS's final LL - {FIG2_FIRST_GAP}, log({m} time / ESCA time)",
+                                   lead.values(), f"paired log({m} / ESCA) times to the target")
+                if e is None:
+                    gaps.append(f"{c} vs {m}: the target reached by one of them on fewer than 2 seeds")
+                ev.append(e)
+        elif n == 1:
+            s = next(iter(mg["quality"]))
+            noise = {(m, s): ll_noise(g) for m, g in d[d["seed"] == s].groupby("method")}
+            if all(np.isfinite(v) for v in noise.values()):
+                how = ("one seed: each curve's evaluation noise (rms second difference of its last evaluations / "
+                       "sqrt 6: " + ", ".join(f"{m} {v:.4f}" for (m, _), v in sorted(noise.items()))
+                       + ") propagated into the margin by moving each curve up and down by it")
+                q = mg["quality"][s]
+                ev.append(Evidence(f"{c}: ESCA final LL above CGS's - {tol} (nats/word)", q,
+                                   float(np.hypot(noise[("ESCA", s)], noise[("CGS", s)])), how))
+                for m, lead in mg["lead"].items():
+                    if not np.isfinite(lead[s]):
+                        gaps.append(f"{c} vs {m}: neither reached the target")
+                        continue
+                    sd = _perturbed_sd(d, clock, tol, noise, lambda r, m=m: r["lead"][m][s])
+                    ev.append(Evidence(f"{c}: ESCA first to CGS's final LL - {FIG2_FIRST_GAP}, log({m} time / ESCA time)",
+                                       lead[s], sd, how))
+            else:
+                gaps.append(f"{c}: fewer than 3 evaluations per curve, no noise to measure")
+        ev = [e for e in ev if e is not None]
+        evidence += ev
         parts.append(f"{c}: final LL ESCA {final.get('ESCA', np.nan):.4f}, CGS {cgs_final:.4f}, "
                      f"CVB0 {final.get('CVB0', np.nan):.4f} after "
                      + ", ".join(f"{m} {n_iters[m]} it / {t_total[m]:.1f}s" for m in sorted(n_iters))
-                     + f"; {clock.replace('_', ' ')} to CGS final - 0.01: "
+                     + f"; {clock.replace('_', ' ')} to CGS final - {FIG2_FIRST_GAP}: "
                      + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach.items()))
                      + (" (wall: " + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach_wall.items())) + ")"
-                        if clock != "wall_time" else ""))
+                        if clock != "wall_time" else "")
+                     + "".join(f"; {e.name.split(': ', 1)[1]}: {e.margin:+.3f} (sd {e.sd:.3f}, {e.verdict})" for e in ev))
         details[c] = {"final_ll": final.to_dict(), "clock": clock, "time_to_target_s": t_reach,
-                      "esca_first_paired": fr["per_engine"],
+                      "quality_margin_per_seed": mg["quality"], "log_lead_per_seed": mg["lead"],
                       "wall_time_to_target_s": t_reach_wall, "target": target,
                       "iterations": n_iters, "fit_time_s": t_total}
     K = int(df["n_topics"].iloc[0])
     return Claim(
         id="ESCA-Fig2", paper="esca",
         claim="ESCA reaches the held-out per-word log-likelihood of CGS (and CVB0) and gets there first in time.",
-        measured="; ".join(parts), holds=all(verdicts),
+        measured="; ".join(parts), holds=None,
         scale=_scale(profile, f"K = {K} (paper 1000), training tokens "
                               + ", ".join(f"{c} {int(g['n_tokens'].iloc[0]):,}" for c, g in df.groupby("train_corpus"))
-                              + f" (paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000)"),
+                              + f" (paper ~10^9), {int(df['n_test_docs'].iloc[0])} held-out docs (paper 10,000), "
+                              + f"{df['seed'].nunique()} seed(s)"),
         paper_value="K = 1000 on 6.6M Wikipedia / 8.2M PubMed documents (values only plotted)",
-        details=details,
-        note=f"holds = final ESCA LL >= final CGS LL - {tol} nats/word and ESCA first to reach CGS's final LL - 0.01 "
-             "against every other engine, paired by seed (log of the other's time over ESCA's per seed: with 3+ seeds "
-             "its mean beyond t_{0.975, n-1} standard errors, with 1-2 seeds positive on every seed), "
-             "timed by the process CPU time (the paper plots wall time; 'first in time' is tested on the clock named "
-             "in details) of the fit when every engine ran on one thread (a job's wall time on the "
-             "shared 2-core machine also measures the jobs running beside it: between two quick runs the PubMed "
-             "wall-time verdict flipped), else by wall time; both are in details. "
-             "CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run different numbers of "
-             "iterations (config fig2.n_iter_by_method; see details.iterations and details.fit_time_s): the claim is "
-             "about time to quality, so the cheaper engine may use more, shorter iterations.",
+        details=details, evidence=tuple(evidence),
+        note=f"Evidence per corpus: (1) ESCA's final LL - (CGS's final LL - {tol}) nats/word; (2) per other engine, "
+             f"log(its time / ESCA's time) to CGS's final LL - {FIG2_FIRST_GAP} (interpolated between evaluations; "
+             "where one engine never got there, a bound: see claims.log_lead). Spread: with 2+ seeds the sd of the "
+             "per-seed margins / sqrt(n) (paired by seed); with one seed (the default config) each curve's "
+             "evaluation noise propagated into the margin (details in each evidence's sd_from; it measures the "
+             "chains' and the held-out estimate's noise, not a seed's other trajectory, nor the timing noise of the "
+             "single-threaded CPU clock). Timed by the process CPU time of the fit when every engine ran on one "
+             "thread (the paper plots wall time; a job's wall time on the shared 2-core machine also measures the "
+             "jobs beside it: between two quick runs the PubMed wall-time verdict flipped), else by wall time; "
+             "both are in details. CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run "
+             "different numbers of iterations (config fig2.n_iter_by_method; details.iterations, details.fit_time_s): "
+             "the claim is about time to quality. Gaps: " + ("; ".join(gaps) if gaps else "none") + ".",
     )
 
 
@@ -140,16 +235,18 @@ def fig3_final_differences(df: pd.DataFrame) -> dict:
 
     * ``restart_pairs``: |EM_r - EM_r'| over every seed and every pair of k-means++ restarts r < r'
       (the spread of EM restarts: how far apart two equally good EM runs end);
+    * ``restart_spread``: per seed, the mean of its restart pairs (Series indexed by seed);
     * ``restarts_vs_0``: EM_r - EM_0 for r >= 1, per seed;
     * ``sem[s]`` / ``em_same_start[s]``: per seed, SEM (or EM) from the start of severity s minus EM
       from k-means++ restart 0 (the paper's EM curve; same data, the s = 0 start is EM's own).
-    Series indexed by seed (sem / em_same_start / restarts_vs_0) or a flat array (restart_pairs)."""
+    Series indexed by seed (sem / em_same_start / restarts_vs_0 / restart_spread) or a flat array (restart_pairs)."""
     last = df[df["iteration"] == df["iteration"].max()]
     em = last[last["method"] == "EM"].pivot_table(index="seed", columns="restart", values="test_ll")
     if 0 not in em.columns or em.shape[1] < 2:
         raise ValueError("Fig. 3 run tables need EM from k-means++ restart 0 and at least one more restart")
-    pairs = [(em[a] - em[b]).abs().to_numpy() for a, b in itertools.combinations(sorted(em.columns), 2)]
-    out = {"restart_pairs": np.concatenate(pairs), "em0": em[0],
+    pairs = [(em[a] - em[b]).abs() for a, b in itertools.combinations(sorted(em.columns), 2)]
+    out = {"restart_pairs": np.concatenate([p.to_numpy() for p in pairs]), "em0": em[0],
+           "restart_spread": pd.concat(pairs, axis=1).mean(axis=1),
            "restarts_vs_0": em.drop(columns=0).sub(em[0], axis=0), "sem": {}, "em_same_start": {}}
     for method, key in (("SEM", "sem"), ("EM_same_start", "em_same_start")):
         d = last[last["method"] == method]
@@ -161,44 +258,41 @@ def fig3_final_differences(df: pd.DataFrame) -> dict:
 def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
     """SEM reaches EM's test LL from starts of every severity; ``df``: the Fig. 3 run tables (run_fig3_seed).
 
-    Re-posed on an absolute, paired scale: a relative tolerance on a log-likelihood
-    depends on the data's scale (x10 on the data shifts every LL by -2 log 10 and turns the same gap
-    into a smaller relative one). Here "comparable" is measured against EM itself: SEM from a start
-    of severity s is comparable when its mean paired shortfall to EM (same data, EM from k-means++
-    restart 0) is no larger than the mean difference between two k-means++ restarts of EM, up to what the seeds
-    resolve: the severity fails when its mean shortfall lies beyond the restart spread by more than
-    t_{0.975, n-1} standard errors of the per-seed differences (:func:`paired_seed_test`), i.e. when the seeds
-    resolve a shortfall larger than the spread. A mean beyond the bar by less than its standard error is
-    not evidence against the claim (the quick run's severity 0.5 was beyond it by 0.0016 with s.e. 0.0068);
-    a SEM stuck at a bad start (a shortfall of several spreads) is resolved and fails. With 1-2 seeds the
-    mean alone is compared with the bar (the spread is unknown, or so poorly known that t_{0.975, 1} = 12.7
-    standard errors would excuse any shortfall)."""
+    Re-posed on an absolute, paired scale: a relative tolerance on a log-likelihood depends on the data's scale
+    (x10 on the data shifts every LL by -2 log 10 and turns the same gap into a smaller relative one). Here
+    "comparable" is measured against EM itself: SEM from a start of severity s is comparable when its paired
+    shortfall to EM (same data, EM from k-means++ restart 0) is no larger than the difference between two
+    k-means++ restarts of EM on the same data. Evidence per severity: per seed the margin (SEM - EM) + that
+    seed's restart spread, averaged over seeds, with sd = the seeds' sd of the margins / sqrt(n) (the bar's own
+    seed-to-seed noise is in it). A severity within 2 sds of the bar is undecided (the quick run's severity 0.5:
+    0.0016 beyond the bar, s.e. 0.0068); a SEM stuck at a bad start (a shortfall of several spreads) fails.
+    With one seed there is no spread to measure and the claim is not checked."""
     f = fig3_final_differences(df)
     scale = float(np.mean(f["restart_pairs"]))
+    spread_s = f["restart_spread"]
     n_seeds = df["seed"].nunique()
-    parts, ok, details = [], [], {"em_restart_spread": scale,
-                                  "em_restart_pair_quantiles": {q: float(np.quantile(f["restart_pairs"], q))
-                                                                for q in (0.5, 0.9)},
-                                  "n_restarts": int(df.loc[df["method"] == "EM", "restart"].nunique()),
-                                  "n_seeds": int(n_seeds), "severity": {}}
+    parts, evidence, details = [], [], {"em_restart_spread": scale,
+                                        "em_restart_pair_quantiles": {q: float(np.quantile(f["restart_pairs"], q))
+                                                                      for q in (0.5, 0.9)},
+                                        "n_restarts": int(df.loc[df["method"] == "EM", "restart"].nunique()),
+                                        "n_seeds": int(n_seeds), "severity": {}}
     parts.append(f"EM restart spread (mean |EM_r - EM_r'| over {len(f['restart_pairs'])} pairs of k-means++ "
                  f"restarts): {scale:.4f} nats/point (median {np.median(f['restart_pairs']):.4f}, 90% "
                  f"{np.quantile(f['restart_pairs'], 0.9):.4f})")
     for s, dsem in sorted(f["sem"].items()):
-        pt = paired_seed_test(dsem)
-        m, se = pt["mean"], pt["se"]
-        # with 1-2 seeds the spread is unknown or its t quantile (12.7 at 2 seeds) would excuse any shortfall
-        margin = pt["threshold"] if pt["n"] >= 3 and np.isfinite(pt["threshold"]) else 0.0
-        holds = bool(m + margin >= -scale)
-        ok.append(holds)
-        where = ("within the restart spread" if m >= -scale else
-                 f"beyond the restart spread by {-scale - m:.4f}, less than t x s.e. {margin:.4f}: not resolved"
-                 if holds else f"beyond the restart spread by more than t x s.e. {margin:.4f}: resolved")
-        txt = (f"severity {s:g}: SEM - EM {m:+.4f} +- {se:.4f} (mean +- s.e. over {len(dsem)} seeds; SEM >= EM on "
-               f"{int((dsem >= 0).sum())}/{len(dsem)}; {where})")
-        det = {"sem_minus_em_mean": m, "sem_minus_em_se": se, "t_times_se": margin,
+        margins = (dsem + spread_s.reindex(dsem.index)).dropna()
+        m, se, n = seed_mean_se(margins)
+        e = _seed_evidence(f"severity {s:g}: SEM - EM above minus the EM restart spread (nats/point)", margins,
+                           "paired margins (SEM - EM) + restart spread")
+        if e is not None:
+            evidence.append(e)
+        verdict = e.verdict if e is not None else "not checked"
+        txt = (f"severity {s:g}: SEM - EM {float(dsem.mean()):+.4f} (mean over {len(dsem)} seeds; SEM >= EM on "
+               f"{int((dsem >= 0).sum())}/{len(dsem)}); margin to minus the restart spread {m:+.4f}"
+               + (f" +- {se:.4f} (s.e.): {verdict}" if n >= 2 else " (one seed: no spread)"))
+        det = {"sem_minus_em_mean": float(dsem.mean()), "margin": m, "margin_se": se,
                "sem_ge_em_seeds": int((dsem >= 0).sum()),
-               "sem_minus_em_per_seed": {int(k): float(v) for k, v in dsem.items()}, "holds": holds}
+               "sem_minus_em_per_seed": {int(k): float(v) for k, v in dsem.items()}, "verdict": verdict}
         if s in f["em_same_start"]:
             dem = f["em_same_start"][s]
             both = pd.concat([dsem, dem], axis=1, keys=["sem", "em"]).dropna()
@@ -211,69 +305,30 @@ def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
         id="ESCA-Fig3", paper="esca",
         claim="SEM is well behaved: it reaches a test log-likelihood comparable to EM's, whether it gets EM's "
               "initialisation or a deliberately bad one.",
-        measured="; ".join(parts), holds=all(ok),
+        measured="; ".join(parts), holds=None,
         scale=_scale(profile, f"{settings['n_train']} train / {settings['n_test']} test points, "
                               f"{settings['n_iter']} iterations, {n_seeds} seeds, "
                               f"{details['n_restarts']} k-means++ restarts of EM per seed"),
         paper_value="curves only (App. A, Fig. 3); sizes as stated: 2-D, K = 30, 100,000 train / 1,000 test",
-        details=details,
-        note="holds = at every initialisation severity s (start means (1 - s) x k-means++ + s x a 1 x 1 box at the "
-             "data mean; s = 0 is EM's own start, s = 1 the old 'bad' start), SEM's final test LL minus EM's "
-             "(paired by seed: same data; EM from k-means++ restart 0), averaged over seeds, is not below minus the "
-             "EM restart spread (the mean |difference| between the final test LLs of two k-means++ restarts of EM "
-             "on the same data) by more than t_{0.975, n-1} standard errors of the per-seed differences (a "
-             "shortfall beyond the spread that the seeds resolve fails; with 1-2 seeds: the mean >= minus the "
-             "spread). Absolute nats per test point, so a rescaling of the data cannot move the verdict. "
-             "EM from SEM's start (EM_same_start) is the paired control, not part of the verdict. Generating "
-             "parameters, priors and starts are ours. Where it does not hold: the deciding experiment "
-             "(scalable_bayes_papers.esca.study_fig3: 4x the iterations, missed true clusters) and its finding "
-             "are in src/scalable_bayes_papers/esca/README.md, Fig. 3.",
+        details=details, evidence=tuple(evidence),
+        note="Evidence per initialisation severity s (start means (1 - s) x k-means++ + s x a 1 x 1 box at the "
+             "data mean; s = 0 is EM's own start, s = 1 the old 'bad' start): SEM's final test LL minus EM's "
+             "(paired by seed: same data; EM from k-means++ restart 0) plus the EM restart spread of that seed (the "
+             "mean |difference| between the final test LLs of two k-means++ restarts of EM on the same data), "
+             "averaged over seeds; its sd is the seeds' sd of these margins / sqrt(n). Absolute nats per test "
+             "point, so a rescaling of the data cannot move the verdict. "
+             + ("" if n_seeds >= 2 else "One seed: no spread to measure, not checked (config fig3.seeds). ")
+             + "EM from SEM's start (EM_same_start) is the paired control, not part of the verdict. Generating "
+             "parameters, priors and starts are ours.",
+        if_fails="The deciding experiment (scalable_bayes_papers.esca.study_fig3: 4x the iterations, missed true "
+                 "clusters) and its finding are in src/scalable_bayes_papers/esca/README.md, Fig. 3.",
     )
 
 
 # ---------------------------------------------------------------------------- Fig. 5
 
 
-FIG5_BAR = 0.03  # nats/word: the one-seed bar (used when a single seed ran)
-FIG5_LEVEL = 0.05  # two-sided level of the paired t-tests over seeds (critical value t_{1 - level/2, n - 1})
-
-
-def _max_gap(a: pd.Series, b: pd.Series) -> float:
-    """Largest |a - b| over the recorded iterations after iteration 0 (both start from the same counts)."""
-    return float((a - b).abs().iloc[1:].max())
-
-
-def paired_seed_test(d: pd.Series, level: float = FIG5_LEVEL) -> dict:
-    """Mean of per-seed paired differences ``d`` against its standard error over seeds.
-
-    Parameters
-    ----------
-    d : pd.Series
-        One paired difference per seed (same seed, same data, same start for both methods).
-    level : float
-        Two-sided level: the critical value is the Student-t quantile ``t_{1 - level/2, n - 1}``.
-
-    Returns
-    -------
-    dict
-        ``mean``, ``sd`` (over seeds, ddof 1), ``se`` (= sd / sqrt(n)), ``crit`` (the t quantile),
-        ``threshold`` (= crit x se: a mean beyond it is a difference the seeds resolve), ``z`` (mean / se,
-        +-inf when se = 0 and mean != 0) and ``n``. With fewer than 2 seeds sd, se, crit, threshold and z
-        are NaN.
-    """
-    from scipy.stats import t as student_t
-
-    d = pd.Series(d, dtype=float).dropna()
-    n = len(d)
-    mean = float(d.mean()) if n else float("nan")
-    if n < 2:
-        return {"mean": mean, "sd": float("nan"), "se": float("nan"), "crit": float("nan"),
-                "threshold": float("nan"), "z": float("nan"), "n": n}
-    sd = float(d.std(ddof=1))
-    se = sd / np.sqrt(n)
-    crit = float(student_t.ppf(1 - level / 2, n - 1))
-    z = mean / se if se > 0 else (0.0 if mean == 0 else float(np.copysign(np.inf, mean)))
-    return {"mean": mean, "sd": sd, "se": se, "crit": crit, "threshold": crit * se, "z": float(z), "n": n}
+FIG5_SAME_TOL = 0.01  # nats/word (1% perplexity): the bar of "the same perplexity per iteration"
 
 
 def fig5_paired_differences(d: pd.DataFrame) -> pd.DataFrame:
@@ -292,71 +347,64 @@ def fig5_paired_differences(d: pd.DataFrame) -> pd.DataFrame:
 def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
     """Sparse + alias ESCA tracks plain SCA per iteration and gets there sooner; ``df``: the Fig. 5 run tables.
 
-    Both parts are paired by seed (same data, same start) and measured against the seeds' own spread
-    (:func:`paired_seed_test`, two-sided level FIG5_LEVEL):
+    Per K, two pieces of evidence, each paired by seed (same data, same start) with sd = the seeds' sd of the
+    paired differences / sqrt(n):
 
-    * "same perplexity per iteration": per seed, the mean over iterations (after 0) of LL(sparse) - LL(plain);
-      their mean over seeds must lie within t_{0.975, n-1} standard errors of zero. A sampler that shifts the
-      held-out LL by more than the seeds resolve (a wrong sampling distribution) fails; so does any shift when
-      the paired differences do not vary at all. With one seed the spread is unknown and the old bar applies:
-      the largest |gap| over iterations <= FIG5_BAR.
-    * "reaches it sooner": per seed, log(time plain / time sparse) to the last iteration; the mean must exceed
-      t_{0.975, n-1} standard errors above zero (3+ seeds); with 1-2 seeds every seed's sparse must be faster.
-      A speed-up within the seed noise, or of the wrong sign, fails.
-    """
+    * "same perplexity per iteration": FIG5_SAME_TOL - |mean over seeds of the per-seed mean gap LL(sparse) -
+      LL(plain) over the iterations after 0|. The two samplers draw from the same conditional, so any gap the
+      seeds resolve is a wrong sampler; FIG5_SAME_TOL (1% perplexity, a fifth of the 5% that Fig. 6 calls
+      "comparable") is where "the same" ends;
+    * "reaches it sooner": the mean over seeds of log(time plain / time sparse) to the last iteration (the
+      paper states no factor: the threshold is 1).
+
+    With one seed there is no spread to measure: that K is not checked."""
     Ks = sorted(df["n_topics"].unique())
     seeds = sorted(df["seed"].unique())
-    parts, details, ok = [], {}, []
+    parts, details, evidence = [], {}, []
     for K in Ks:
         d = df[df["n_topics"] == K]
         pdiff = fig5_paired_differences(d)
-        gap_t, speed_t = paired_seed_test(pdiff["ll_gap"]), paired_seed_test(pdiff["log_speedup"])
-        piv = d.groupby(["method", "iteration"])["heldout_ll"].mean().unstack(0)
-        max_gap = _max_gap(piv["ESCA"], piv["ESCA_plain"])
-        if gap_t["n"] >= 2:
-            same = bool(abs(gap_t["mean"]) <= gap_t["threshold"])
-            same_txt = (f"paired LL(sparse) - LL(plain), mean over iterations after 0: {gap_t['mean']:+.4f} nats/word "
-                        f"(mean of {gap_t['n']} seeds; seed sd {gap_t['sd']:.4f}, bound t x s.e. "
-                        f"{gap_t['threshold']:.4f}: {'within' if same else 'beyond'} the seed noise)")
-        else:
-            same = bool(max_gap <= FIG5_BAR)
-            same_txt = f"max |LL(sparse) - LL(plain)| over iterations {max_gap:.4f} nats/word (one seed; bar {FIG5_BAR})"
+        gap, gap_se, n = seed_mean_se(pdiff["ll_gap"])
+        sp_m, sp_se, _ = seed_mean_se(pdiff["log_speedup"])
         rs = np.exp(pdiff["log_speedup"])
-        if speed_t["n"] >= 3:
-            faster = bool(speed_t["mean"] > speed_t["threshold"])
-        else:
-            faster = bool(len(rs) > 0 and (rs > 1.0).all())
+        ev = []
+        if n >= 2:
+            ev = [Evidence(f"K={K}: |LL(sparse) - LL(plain)| below {FIG5_SAME_TOL} (nats/word)",
+                           FIG5_SAME_TOL - abs(gap), gap_se,
+                           f"sd of the {n} seeds' paired mean gaps LL(sparse) - LL(plain) / sqrt({n})"),
+                  Evidence(f"K={K}: log(plain / sparse time to the last iteration)", sp_m, sp_se,
+                           f"sd of the {n} seeds' paired log speed-ups / sqrt({n})")]
+        evidence += ev
         last = d[d["iteration"] == d["iteration"].max()]
         t = last.groupby("method")["wall_time"].mean()
         speed = float(t["ESCA_plain"] / t["ESCA"])
-        ok.append(same and faster)
-        parts.append(f"K={K}: {same_txt}, plain/sparse fit time to the last iteration {speed:.2f}x (per seed "
-                     f"{rs.min():.2f}-{rs.max():.2f}x; geometric mean {np.exp(speed_t['mean']):.2f}x"
-                     + (f", {'beyond' if faster else 'within'} the seed noise" if speed_t["n"] >= 3 else "") + ")")
-        details[int(K)] = {"ll_gap_mean": gap_t["mean"], "ll_gap_seed_sd": gap_t["sd"], "ll_gap_se": gap_t["se"],
-                           "ll_gap_threshold": gap_t["threshold"], "t_crit": gap_t["crit"],
+        parts.append(f"K={K}: paired LL(sparse) - LL(plain), mean over iterations after 0: {gap:+.4f} nats/word "
+                     + (f"+- {gap_se:.4f} (s.e. over {n} seeds; bar {FIG5_SAME_TOL}: {ev[0].verdict})" if ev
+                        else "(one seed: no spread, not checked)")
+                     + f", plain/sparse fit time to the last iteration {speed:.2f}x (per seed "
+                     f"{rs.min():.2f}-{rs.max():.2f}x; geometric mean {np.exp(sp_m):.2f}x"
+                     + (f", log {sp_m:+.3f} +- {sp_se:.3f}: {ev[1].verdict}" if ev else "") + ")")
+        details[int(K)] = {"ll_gap_mean": gap, "ll_gap_se": gap_se,
                            "ll_gap_per_seed": {int(k): float(v) for k, v in pdiff["ll_gap"].items()},
-                           "max_abs_ll_diff_of_mean_curves": max_gap, "same_perplexity": same,
-                           "speedup": speed, "log_speedup_mean": speed_t["mean"], "log_speedup_se": speed_t["se"],
-                           "log_speedup_threshold": speed_t["threshold"], "faster": faster,
+                           "speedup": speed, "log_speedup_mean": sp_m, "log_speedup_se": sp_se,
                            "speedup_per_seed": {int(k): float(v) for k, v in rs.items()},
-                           "n_seeds": len(seeds), "level": FIG5_LEVEL}
+                           "n_seeds": len(seeds), "same_tol": FIG5_SAME_TOL}
     return Claim(
         id="ESCA-Fig5", paper="esca",
         claim="Sparse + alias sampling gives the same perplexity per iteration as plain SCA and reaches it sooner "
               "in wall time (App. G, Fig. 5 plots perplexity over time; the paper gives no speed-up factor).",
-        measured="; ".join(parts), holds=all(ok),
+        measured="; ".join(parts), holds=None,
         scale=_scale(profile, f"{df['train_corpus'].iloc[0]} ({int(df['n_tokens'].iloc[0])} tokens), "
                               f"{int(df['iteration'].max())} iterations, {len(seeds)} seeds"),
-        details=details,
-        note="holds = at every K, paired by seed (same data, same start): (1) the mean over seeds of the per-seed "
-             "mean gap LL(sparse) - LL(plain) over the recorded iterations after 0 lies within t_{0.975, n-1} "
-             "standard errors (seed sd / sqrt(n)) of zero (with one seed: max |gap| <= "
-             f"{FIG5_BAR} nats/word), and (2) the mean over seeds of log(plain / sparse wall time to the last "
-             "iteration: fit only, both engines on the rule's threads, same iterations, hence the same perplexity) "
-             "exceeds t_{0.975, n-1} standard errors (with 1-2 seeds: sparse faster on every seed). The paper's "
-             "Fig. 5 shows curves and no factor, so no size of the speed-up is claimed or tested (the catalogue's "
-             "'much faster' is dropped); the measured ratio is reported.",
+        details=details, evidence=tuple(evidence),
+        note="Evidence per K, paired by seed (same data, same start), sd = the seeds' sd of the paired differences "
+             f"/ sqrt(n): (1) {FIG5_SAME_TOL} nats/word minus |the mean over seeds of the per-seed mean gap "
+             "LL(sparse) - LL(plain) over the recorded iterations after 0| (both engines sample the same "
+             "conditional, so a gap the seeds resolve is a wrong sampler; 1% perplexity is where 'the same' ends); "
+             "(2) the mean over seeds of log(plain / sparse wall time to the last iteration: fit only, both engines "
+             "on the rule's threads, same iterations, hence the same perplexity), threshold 0. The paper's Fig. 5 "
+             "shows curves and no factor, so no size of the speed-up is claimed or tested (the catalogue's 'much "
+             "faster' is dropped); the measured ratio is reported. With one seed: not checked (no spread).",
     )
 
 
@@ -364,23 +412,37 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
 
 
 def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
-    """SCA's final perplexity close to CGS's at every (K, beta); ``df``: the Fig. 6 run tables."""
+    """SCA's final perplexity close to CGS's at every (K, beta); ``df``: the Fig. 6 run tables.
+
+    Evidence per (pair, K, beta): ``rel_tol`` (5%) minus SCA's relative excess of final perplexity over CGS's,
+    paired by seed (same data), averaged over seeds, sd = the seeds' sd of the per-seed excesses / sqrt(n).
+    With one seed there is no spread to measure: not checked."""
     pairs = list(dict.fromkeys(zip(df["train_corpus"], df["test_corpus"])))
     rel_tol = float(settings.get("rel_tol", 0.05))
-    parts, ok, details = [], [], {}
+    parts, evidence, details = [], [], {}
+    n_seeds = df["seed"].nunique()
     for tr, te in pairs:
         d = df[(df["train_corpus"] == tr) & (df["test_corpus"] == te)]
         last_it = d["iteration"].max()
         fin = d[d["iteration"] == last_it].assign(p=lambda x: np.exp(-x["heldout_ll"]))
-        # SCA's final perplexity within rel_tol of CGS's at every (K, beta)
-        piv = fin.groupby(["n_topics", "beta", "method"])["p"].mean().unstack("method")
-        sca = "ESCA_plain" if "ESCA_plain" in piv else "ESCA"
-        rel = ((piv[sca] - piv["CGS"]) / piv["CGS"]) if "CGS" in piv else pd.Series(dtype=float)
-        worst = float(rel.max()) if len(rel) else np.nan
-        ok.append(bool(worst <= rel_tol))
-        parts.append(f"train {tr}/test {te}: SCA vs CGS final perplexity, worst relative excess {worst:+.3f} "
-                     f"over {len(rel)} (K, beta) settings")
-        details[f"{tr}->{te}"] = {f"K={k},beta={b}": v for (k, b), v in rel.items()}
+        sca = "ESCA_plain" if (fin["method"] == "ESCA_plain").any() else "ESCA"
+        piv = fin.pivot_table(index=["n_topics", "beta", "seed"], columns="method", values="p")
+        rel_seed = ((piv[sca] - piv["CGS"]) / piv["CGS"]).dropna() if "CGS" in piv else pd.Series(dtype=float)
+        cells = {}
+        for (K, b), r in rel_seed.groupby(level=["n_topics", "beta"]):
+            m, se, n = seed_mean_se(r)
+            cells[(int(K), float(b))] = (m, se)
+            e = _seed_evidence(f"{tr}->{te} K={int(K)} beta={b:g}: SCA's perplexity excess over CGS below {rel_tol:.0%}",
+                               rel_tol - r.to_numpy(), "paired relative excesses (SCA - CGS) / CGS")
+            if e is not None:
+                evidence.append(e)
+        worst = max(cells.items(), key=lambda kv: kv[1][0]) if cells else None
+        parts.append(f"train {tr}/test {te}: SCA vs CGS final perplexity over {len(cells)} (K, beta) settings, worst "
+                     + (f"relative excess {worst[1][0]:+.3f}" + (f" +- {worst[1][1]:.3f} (s.e. over {n_seeds} seeds)"
+                                                                 if np.isfinite(worst[1][1]) else " (one seed)")
+                        + f" at K={worst[0][0]}, beta={worst[0][1]:g}" if worst else "none"))
+        details[f"{tr}->{te}"] = {f"K={k},beta={b}": v[0] for (k, b), v in cells.items()}
+        details[f"{tr}->{te}"]["se"] = {f"K={k},beta={b}": v[1] for (k, b), v in cells.items()}
         # the time panel (information, not part of the verdict): CPU time (every Fig. 6 run is single-
         # threaded) for each engine to reach CGS's final perplexity + rel_tol at the base (K, beta)
         K0, b0 = int(settings["run"]["n_topics"]), float(settings["run"]["beta"])
@@ -400,12 +462,15 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
         id="ESCA-Fig6", paper="esca",
         claim="SCA's perplexity per iteration is comparable to CGS and CVB0 across numbers of topics and beta "
               "(App. G, Fig. 6; its time panel runs SCA without sparsity or alias, 'hence slower': no timed claim).",
-        measured="; ".join(parts), holds=all(ok),
+        measured="; ".join(parts), holds=None,
         scale=_scale(profile, f"{int(last_it)} iterations (paper 75), Reuters-21578 stand-in for RCV1, "
-                              f"Wikipedia sample; {df['seed'].nunique()} seeds"),
-        details=details,
-        note=f"holds = SCA's final perplexity at most {rel_tol:.0%} above CGS's at every (K, beta) of the grid. "
-             "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped). "
+                              f"Wikipedia sample; {n_seeds} seeds"),
+        details=details, evidence=tuple(evidence),
+        note=f"Evidence per (train -> test, K, beta): {rel_tol:.0%} minus SCA's final perplexity's relative excess "
+             "over CGS's, paired by seed (same data) and averaged over seeds; sd = the seeds' sd of the per-seed "
+             "excesses / sqrt(n) (the paper reports mean +- sd over 5 seeds). "
+             + ("" if n_seeds >= 2 else "One seed: no spread to measure, not checked (config fig6.seeds). ")
+             + "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped). "
              "Wall time is not part of the claim: the paper's caption says this SCA is slower, and 'competitive in "
              "wall time' (the catalogue's words) is dropped; the time panel's numbers are reported (measured, "
              "details.time_panel).",
@@ -426,8 +491,12 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
     60M (LightLDA). Not testable here (2 cores, no F+LDA or LightLDA, ~10^6 tokens instead of 1.7 x 10^11).
     Tested: at equal held-out quality (CGS's final held-out LL - ``quality_tol``), ESCA reaches the
     target before the fastest peer the pipeline runs (tomotopy) at every thread count both ran, one
-    thread by CPU time, more by wall time (tables.verdict_clock). Tokens/s of every engine are reported."""
-    parts, ok, details = [], [], {}
+    thread by CPU time, more by wall time (tables.verdict_clock). Evidence per thread count: log(tomotopy's
+    time / ESCA's time) to the target (:func:`log_lead` of the geometric means), sd = sqrt(se_ESCA^2 +
+    se_tomotopy^2) from the table's ``log_time_to_target_se`` (over seeds with 2+ seeds, else over the
+    job's timing repeats, config throughput.timing_repeats). A thread count with neither is not checked.
+    Tokens/s of every engine are reported."""
+    parts, evidence, gaps, details = [], [], [], {}
     for c, d in t.groupby("corpus", sort=False):
         mpi = d[d["method"] == "ESCA_MPI"]
         if len(mpi):
@@ -444,7 +513,9 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
             det["rows"][f"{r.method}@{int(r.threads)}"] = {
                 "tokens_per_s": float(r.tokens_per_s), "final_ll": float(r.heldout_ll), "iterations": int(r.iterations),
                 "clock": r.target_clock, "time_to_target_s": float(r.time_to_target_s),
-                "wall_to_target_s": float(r.wall_to_target_s)}
+                "wall_to_target_s": float(r.wall_to_target_s), "log_time_to_target": float(r.log_time_to_target),
+                "log_time_to_target_se": float(r.log_time_to_target_se), "spread_from": r.spread_from,
+                "n_repeats": int(r.n_repeats)}
         if np.isfinite(target):
             txt += (f"; time to held-out LL {target:.4f} (CGS final - {quality_tol}): "
                     + ", ".join(f"{r.method} {r.time_to_target_s:.2f}s ({int(r.threads)} thr, "
@@ -453,12 +524,27 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
             esca = d[d["method"] == "ESCA"].set_index("threads")
             peer = d[d["method"] == PEER].set_index("threads")
             for th in sorted(set(esca.index) & set(peer.index)):
-                te, tp = float(esca.loc[th, "time_to_target_s"]), float(peer.loc[th, "time_to_target_s"])
-                ratio = tp / te if te > 0 else float("nan")
-                ok.append(bool(np.isfinite(te) and te < tp))
-                tok = float(esca.loc[th, "tokens_per_s"] / peer.loc[th, "tokens_per_s"])
-                txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x (tokens/s {tok:.2f}x; "
-                        f"paper's order of magnitude: {'reached' if ratio >= 10 else 'not reached'} at this scale)")
+                e, p = esca.loc[th], peer.loc[th]
+                lead = log_lead(float(np.exp(e["log_time_to_target"])), float(np.exp(p["log_time_to_target"])),
+                                float(e["clock_time_to_last_s"]), float(p["clock_time_to_last_s"]))
+                ses = [float(x["log_time_to_target_se"]) for x in (e, p) if np.isfinite(x["log_time_to_target"])]
+                ratio = float(np.exp(lead)) if np.isfinite(lead) else float("nan")
+                tok = float(e["tokens_per_s"] / p["tokens_per_s"])
+                ev = None
+                if not np.isfinite(lead):
+                    gaps.append(f"{c} {th} thr: neither engine reached the target")
+                elif not ses or not all(np.isfinite(ses)):
+                    gaps.append(f"{c} {th} thr: one seed and one timing repeat, no spread to measure")
+                else:
+                    ev = Evidence(f"{c} {th} thr: log({PEER} / ESCA time to the target)", lead,
+                                  float(np.sqrt(sum(s ** 2 for s in ses))),
+                                  f"ESCA: {e['spread_from']}; {PEER}: {p['spread_from']} (se of each mean log time, "
+                                  "combined as independent)")
+                    evidence.append(ev)
+                txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x"
+                        + (f" (log {lead:+.3f} +- {ev.sd:.3f}: {ev.verdict})" if ev is not None else " (no spread)")
+                        + f" (tokens/s {tok:.2f}x; paper's order of magnitude: "
+                        f"{'reached' if ratio >= 10 else 'not reached'} at this scale)")
                 det[f"peer_over_esca_time_to_target_{th}thr"] = ratio
                 det[f"esca_over_peer_tokens_per_s_{th}thr"] = tok
         parts.append(txt)
@@ -469,32 +555,44 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
               "threads vs 112M for F+LDA and 60M for LightLDA) with predictive power competitive with CGS. "
               "Tested here: at equal held-out quality ESCA reaches the target before the fastest peer the "
               "pipeline runs (tomotopy), on 1 and 2 threads.",
-        measured="; ".join(parts), holds=all(ok) if ok else None,
+        measured="; ".join(parts), holds=None, evidence=tuple(evidence),
         scale=_scale(profile, "one shared 2-core machine (paper: 4 nodes x 36 threads); MPI ranks run on the same machine"),
         paper_value="570M tokens/s (4 x 36 threads, 'Large' corpus, ~171 x 10^9 tokens) vs 112M (F+LDA) and 60M "
                     "(LightLDA): 5.1x and 9.5x by the paper's own numbers",
         details=details,
-        note="holds = at every thread count both ran, ESCA's mean fit time to the target held-out LL (CGS's final "
-             f"- {quality_tol} nats/word, interpolated between evaluations) is below tomotopy's; one-thread fits are "
-             "timed by process CPU time, two-thread fits by wall time (details give both). 'Over an order of "
+        note="Evidence per thread count both ran: log(tomotopy's / ESCA's fit time to the target held-out LL (CGS's "
+             f"final - {quality_tol} nats/word, interpolated between evaluations)), geometric means over seeds and "
+             "timing repeats, threshold 0; one-thread fits timed by process CPU time, two-thread fits by wall time "
+             "(details give both). Its sd: over seeds with 2+ seeds, else over the job's timing repeats (config "
+             "throughput.timing_repeats: the same fit re-timed back to back without evaluation; its draws, hence its "
+             "iterations to the target, are those of the first fit, so the repeats measure the time per iteration "
+             "under the job's load). The repeats of one job see the machine's load of that moment only: a run on a "
+             "quieter or busier machine can move the two-thread ratio by more (README, Throughput). Gaps: "
+             + ("; ".join(gaps) if gaps else "none") + ". 'Over an order of "
              "magnitude' on 4 x 36 threads against F+LDA / LightLDA: not testable at this scale (neither peer runs "
              "here, 2 cores, ~10^6 tokens); the measured ratios are reported, and the paper's own numbers give "
              "5.1x over F+LDA. tomotopy (C++ CGS with SIMD kernels) is run by the pipeline itself, a pinned "
              "dependency, with hyper-parameter optimisation off (peers.py); benchmarks/README_lda.md has the "
-             "paired speed ratios on more corpora. Where time to the target splits into iterations (the "
-             "algorithm) and time per iteration (the implementation and the machine's load), and what the "
-             "repeated pairs found: the deciding experiment (scalable_bayes_papers.esca.study_throughput) in "
-             "src/scalable_bayes_papers/esca/README.md, Throughput.",
+             "paired speed ratios on more corpora.",
+        if_fails="Where time to the target splits into iterations (the algorithm) and time per iteration (the "
+                 "implementation and the machine's load), and what the repeated pairs found: the deciding experiment "
+                 "(scalable_bayes_papers.esca.study_throughput) in src/scalable_bayes_papers/esca/README.md, Throughput.",
     )
 
 
 # ---------------------------------------------------------------------------- TabU1, TabU2, TabU3
 
 
+TABU1_ATOL = 1e-9  # an exact identity, up to the eigen-solver's rounding
+
+
 def check_tabu1(t: pd.DataFrame, profile) -> Claim:
     """Synchronous SCA's stationary distribution is uniform, sequential Gibbs' is p; ``t``: tables.tabu1()."""
-    uniform = np.allclose(t["synchronous_sca_stationary"], 0.25, atol=1e-9)
-    seq_ok = np.allclose(t["sequential_gibbs_stationary"], t["p_target"], atol=1e-9)
+    dev_sync = float(np.max(np.abs(t["synchronous_sca_stationary"].to_numpy() - 0.25)))
+    dev_seq = float(np.max(np.abs(t["sequential_gibbs_stationary"].to_numpy() - t["p_target"].to_numpy())))
+    how = "deterministic: exact stationary laws of the 4 x 4 transition matrices (eigenvectors), no randomness"
+    evidence = (Evidence(f"synchronous law uniform: {TABU1_ATOL:g} minus max |q - 1/4|", TABU1_ATOL - dev_sync, 0.0, how),
+                Evidence(f"sequential Gibbs law = p: {TABU1_ATOL:g} minus max |q - p|", TABU1_ATOL - dev_seq, 0.0, how))
     return Claim(
         id="ESCA-TabU1", paper="esca",
         claim="Under synchronous SCA updates of the two-spin Ising model all four states are equally likely "
@@ -502,7 +600,7 @@ def check_tabu1(t: pd.DataFrame, profile) -> Claim:
         measured=f"synchronous stationary {np.round(t['synchronous_sca_stationary'].to_numpy(), 4).tolist()}; "
                  f"sequential Gibbs stationary {np.round(t['sequential_gibbs_stationary'].to_numpy(), 4).tolist()}; "
                  f"target {np.round(t['p_target'].to_numpy(), 4).tolist()}",
-        holds=bool(uniform and seq_ok), scale=_scale(profile, "exact (4 x 4 transition matrices)"),
+        holds=None, evidence=evidence, scale=_scale(profile, "exact (4 x 4 transition matrices)"),
     )
 
 

@@ -118,6 +118,9 @@ def esca_lda_run_settings(wildcards):
     by_method = ESCA[wildcards.esca_exp].get("n_iter_by_method", {})
     if wildcards.esca_method in by_method:
         run["n_iter"] = int(by_method[wildcards.esca_method])
+    repeats = int(ESCA[wildcards.esca_exp].get("timing_repeats", 1))
+    if wildcards.esca_exp == "throughput" and wildcards.esca_method in ESCA_PARALLEL_METHODS and repeats > 1:
+        run["timing_repeats"] = repeats  # the timed engines only (CGS only sets the target); absent when 1
     return with_seed_offset(run)  # the document subsamples' fixed seeds (esca/data.py) move with it
 
 
@@ -184,8 +187,9 @@ def esca_lda_run_mem_mb(wildcards):
 
 
 def esca_lda_runs_cost(wildcards):
-    """CPU: training sweeps + held-out evaluations at the per-token costs above (+ compilation); threads:
-    the job's for ESCA and tomotopy, one for the sequential CGS and CVB0 sweeps."""
+    """CPU: training sweeps (times the timing repeats of a throughput job) + held-out evaluations at the
+    per-token costs above (+ compilation); threads: the job's for ESCA and tomotopy, one for the sequential
+    CGS and CVB0 sweeps."""
     s = esca_lda_run_settings(wildcards)
     K, n_iter = s["n_topics"], s["n_iter"]
     train = corpus_train_docs(wildcards.esca_train, s.get("max_train_docs")) * CORPUS_SIZE[wildcards.esca_train][2]
@@ -195,7 +199,7 @@ def esca_lda_runs_cost(wildcards):
     method = wildcards.esca_method
     if method == "CVB0" and esca_cvb0_gamma_bytes(wildcards) == 2:
         method = "CVB0_half"
-    sec = train * n_iter * ESCA_SEC_PER_TOKEN[method](K) \
+    sec = train * n_iter * ESCA_SEC_PER_TOKEN[method](K) * s.get("timing_repeats", 1) \
         + n_eval * s.get("heldout_sweeps", 20) * test * 1e-9 * K
     return Cost(COMPILE_CPU_S + sec, esca_lda_run_mem_mb(wildcards), esca_lda_run_threads(wildcards))
 
