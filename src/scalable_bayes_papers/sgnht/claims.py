@@ -17,6 +17,8 @@ import pandas as pd
 
 from scalable_bayes.reporting import Claim, Evidence
 
+from .data import PAPER_TRAIN_SIZE
+
 PAPER = "sgnht"
 
 # ------------------------------------------------------------------ the paper's items and values
@@ -116,6 +118,10 @@ def ml_scale(summary: pd.DataFrame, settings: dict, profile: str) -> str:
     tasks = sorted(summary["task"].unique())
     scale = (f"{profile}: " + "; ".join(f"{t} {settings[t]['n_iter']} iterations (burn-in {settings[t]['burnin']})" for t in tasks)
              + f"; {summary['seed'].nunique()} seed(s); paper: 50k-100k iterations")
+    if "n_train" in summary.columns:  # the stand-ins' sizes against the paper's (KOS for the ICML abstracts, ...)
+        n = summary.groupby("task")["n_train"].first()
+        scale += "; training size here / paper: " + ", ".join(
+            f"{t} {int(n[t]):,} / {PAPER_TRAIN_SIZE[t][0]:,} {PAPER_TRAIN_SIZE[t][1]}" for t in tasks if t in PAPER_TRAIN_SIZE)
     if "eta_used" in summary.columns:
         f = (summary["eta_used"] / summary["eta"]).groupby(summary["task"]).first()
         scale += "; eta = paper's grid x " + ", ".join(f"{t} {v:.3g}" for t, v in f.items())

@@ -227,11 +227,7 @@ def synthetic_runs(experiment: str, seed: int, settings: dict):
 # The stochastic gradient of the log posterior is (N / n) * sum over the minibatch, so the update
 # u <- (1 - a) u - eta * grad keeps the paper's per-step drift and gradient noise when eta * N is kept:
 # ``eta_scale: auto`` multiplies the paper's eta grid by N_paper / N_ours (README.md, "step sizes").
-PAPER_TRAIN_SIZE = {
-    "bnn": (50_000, "training images (MNIST 50k/10k/10k)"),
-    "bpmf": (800_167, "training ratings (80% of ml-1m's 1,000,209)"),
-    "lda": (35_200, "training tokens (80% of the ICML abstracts' ~44K)"),
-}
+PAPER_TRAIN_SIZE = data.PAPER_TRAIN_SIZE  # the paper's training sizes (sgnht.data)
 
 
 def eta_scale(task: str, settings: dict, n_train: int) -> float:
