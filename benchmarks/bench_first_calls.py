@@ -62,7 +62,7 @@ ENTRY_POINTS = {
                                      "samplers.run_chain(samplers.sgnht(), m, np.zeros(5), seed=0, n_steps=1000, "
                                      "step_size=1e-3, batch_size=20, progress=False)"),
     "run_chain(sggmc, vmf)": ("gauss", "m = models.vmf(np.eye(5)[0], 10.0)\n"
-                                       "samplers.run_chain(samplers.sggmc(), m, np.eye(5)[1], seed=0, n_steps=1000, "
+                                       "samplers.run_chain(samplers.sggmc(C=1.0), m, np.eye(5)[1], seed=0, n_steps=1000, "
                                        "step_size=0.01, progress=False)"),
     "VonMisesFisher.rvs": ("sphere", "from scalable_bayes.distributions import VonMisesFisher\n"
                                      "VonMisesFisher(np.eye(20)[0], 50.0).rvs(100, random_state=0)"),
