@@ -118,19 +118,18 @@ def combine_verdicts(verdicts: Iterable[str]) -> str:
     return "undecided"
 
 
-def _verdict_of(holds, evidence, where: str) -> str:
-    """A claim's verdict from its evidence, or from ``holds`` when it has none; a ``holds`` that
+def _verdict_of(holds, evidence, where: str) -> tuple[str, bool | None]:
+    """(verdict, holds) of a claim: from its evidence, or from ``holds`` when it has none; a ``holds`` that
     contradicts the evidence is an error in the check."""
     if not evidence:
-        if holds is not None and not isinstance(holds, (bool,)):
-            holds = bool(holds)
-        return {True: "holds", False: "fails", None: "not checked"}[holds]
+        holds = None if holds is None else bool(holds)
+        return {True: "holds", False: "fails", None: "not checked"}[holds], holds
     v = combine_verdicts(e.verdict for e in evidence)
     if holds is not None and _HOLDS_OF[v] is not bool(holds):
         raise ValueError(f"{where}: holds={holds!r} contradicts its evidence (verdict {v!r}: "
                          + "; ".join(f"{e.name}: margin {e.margin:.4g}, sd {e.sd:.3g}" for e in evidence)
                          + "); pass holds=None and let the evidence decide")
-    return v
+    return v, _HOLDS_OF[v]
 
 
 @dataclass(frozen=True)
@@ -174,10 +173,10 @@ class Claim:
         for e in ev:
             if not isinstance(e, Evidence):
                 raise TypeError(f"{self.id}: evidence items must be scalable_bayes.reporting.Evidence, got {type(e)}")
-        v = _verdict_of(self.holds, ev, self.id)
+        v, holds = _verdict_of(self.holds, ev, self.id)
         object.__setattr__(self, "evidence", ev)
         object.__setattr__(self, "verdict", v)
-        object.__setattr__(self, "holds", _HOLDS_OF[v] if ev else (None if self.holds is None else bool(self.holds)))
+        object.__setattr__(self, "holds", holds)
 
     def as_dict(self) -> dict:
         """The claim file's fields (:func:`write_claim`): ``if_fails`` joined to the note when the claim fails
@@ -229,8 +228,7 @@ def write_claim(
         raise TypeError(f"write_claim: missing claim fields {missing}")
     ev = tuple(e if isinstance(e, Evidence) else Evidence(e["name"], e["margin"], e["sd"], e["sd_from"])
                for e in (evidence or ()))
-    verdict = _verdict_of(holds, ev, str(id))
-    holds = _HOLDS_OF[verdict] if ev else (None if holds is None else bool(holds))
+    verdict, holds = _verdict_of(holds, ev, str(id))
     content = {
         "id": id,
         "paper": paper,

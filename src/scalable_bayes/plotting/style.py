@@ -44,6 +44,13 @@ def style():
         yield
 
 
+def legend_below(fig, handles, labels) -> None:
+    """Lay out ``fig`` and put one legend for all its panels in a row below them (inside a panel a legend
+    covers curves or marks on the panel's edge)."""
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+
+
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
 
 

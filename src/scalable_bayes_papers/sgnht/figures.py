@@ -11,7 +11,7 @@ from matplotlib.ticker import NullFormatter
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.plotting.style import savefig, style
+from scalable_bayes.plotting.style import legend_below, savefig, style
 
 _FIG1_ORDER = ["xi=1", "xi=10", "xi=0.1", "SGNHT"]
 
@@ -222,8 +222,7 @@ def plot_fig3(table: pd.DataFrame, path, metric_labels: dict | None = None) -> N
                 ax.set_title(f"{task}, a={a:g}{scale}", fontsize=9, pad=10)
                 ax.set_xlabel("η (paper's grid)")
                 ax.set_ylabel(metric_labels.get(task, "metric"))
-        fig.tight_layout(rect=(0, 0.04, 1, 1))
-        fig.legend(list(legend.values()), list(legend.keys()), loc="lower center", ncol=len(legend), frameon=False)
+        legend_below(fig, list(legend.values()), list(legend.keys()))
         savefig(fig, path)
 
 

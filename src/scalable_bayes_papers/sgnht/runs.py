@@ -227,14 +227,13 @@ def synthetic_runs(experiment: str, seed: int, settings: dict):
 # The stochastic gradient of the log posterior is (N / n) * sum over the minibatch, so the update
 # u <- (1 - a) u - eta * grad keeps the paper's per-step drift and gradient noise when eta * N is kept:
 # ``eta_scale: auto`` multiplies the paper's eta grid by N_paper / N_ours (README.md, "step sizes").
-PAPER_TRAIN_SIZE = data.PAPER_TRAIN_SIZE  # the paper's training sizes (sgnht.data)
 
 
 def eta_scale(task: str, settings: dict, n_train: int) -> float:
     """Factor applied to the configured eta grid: a number, or ``"auto"`` = N_paper / N_train."""
     v = settings.get("eta_scale", 1.0)
     if v == "auto":
-        return PAPER_TRAIN_SIZE[task][0] / float(n_train)
+        return data.PAPER_TRAIN_SIZE[task][0] / float(n_train)
     v = float(v)
     if not v > 0:
         raise ValueError(f"sgnht.ml.{task}.eta_scale must be > 0 or 'auto', got {v!r}")
@@ -246,7 +245,7 @@ def _algorithms(a):
 
 
 def _prepare(task, s, inputs, seed):
-    """Build (make_model(seed), predict, score, n_train) for a task; n_train in PAPER_TRAIN_SIZE's unit.
+    """Build (make_model(seed), predict, score, n_train) for a task; n_train in data.PAPER_TRAIN_SIZE's unit.
 
     The MNIST and ratings splits take seed 0 for every chain (plus ``s["seed_offset"]`` in a replication)."""
     split_seed = 0 + int(s.get("seed_offset", 0))
@@ -334,7 +333,7 @@ def run_task(task: str, seed: int, settings: dict, inputs: dict, blas_threads: i
 
 
 def _check_task(task):
-    if task not in PAPER_TRAIN_SIZE:
+    if task not in data.PAPER_TRAIN_SIZE:
         raise ValueError(f"unknown SGNHT ML task {task!r}; choose bnn, bpmf or lda")
 
 
@@ -396,7 +395,7 @@ class TracedPredictiveAverage(mcmc.PredictiveAverage):
 def _run_cell(task, seed, s, inputs):
     make, predict, score, n_train = _prepare(task, s, inputs, seed)
     scale = eta_scale(task, s, n_train)
-    logger.info("%s: %d %s; eta (paper units) x %.4g", task, n_train, PAPER_TRAIN_SIZE[task][1].split(" (")[0], scale)
+    logger.info("%s: %d %s; eta (paper units) x %.4g", task, n_train, data.PAPER_TRAIN_SIZE[task][1].split(" (")[0], scale)
     summ, trace = [], []
     a, eta = float(s["a"]), float(s["eta"])
     for method, alg in _algorithms(a):

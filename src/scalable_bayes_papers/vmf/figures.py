@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import matplotlib.pyplot as plt
 
-from scalable_bayes.plotting.style import savefig, style
+from scalable_bayes.plotting.style import legend_below, savefig, style
 
 __all__ = ["plot_fig1", "plot_fig2", "plot_fig3", "plot_fig4", "plot_fig5"]
 
@@ -46,12 +46,9 @@ def plot_fig1(df, path):
 
 
 def _figure_legend(fig, ax, extra=()):
-    """One legend for the figure (the colours of ``ax``, then ``extra`` handles), in a row below the panels
-    (inside a panel it covers curves)."""
+    """One legend below the panels: the colours of ``ax``, then the ``extra`` handles."""
     handles, labels = ax.get_legend_handles_labels()
-    handles, labels = handles + list(extra), labels + [h.get_label() for h in extra]
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    legend_below(fig, handles + list(extra), labels + [h.get_label() for h in extra])
 
 
 def plot_fig2(df, path):
