@@ -82,3 +82,41 @@ def test_claim_files_without_a_verdict_key_are_read_as_two_valued(tmp_path):
     (tmp_path / "a.json").write_text(json.dumps(dict(id="X-Fig1", paper="x", claim="c", measured="m", holds=False,
                                                      scale="quick")))
     assert read_claims([tmp_path / "a.json"])["verdict"].tolist() == ["fails"]
+
+
+@pytest.mark.parametrize("df", [1, 2, 4, 9, 50])
+def test_band_factor_is_students_t_at_the_coverage_of_two_normal_sds(df):
+    from scipy import stats
+
+    from scalable_bayes.reporting import BAND_COVERAGE, band_factor
+
+    assert BAND_COVERAGE == pytest.approx(stats.norm.cdf(2) - stats.norm.cdf(-2), rel=1e-12)
+    assert band_factor(df) == pytest.approx(stats.t.ppf(0.5 + BAND_COVERAGE / 2, df), rel=1e-9)
+    assert band_factor(df) > Z_SPREAD
+    assert band_factor(None) == band_factor(float("inf")) == Z_SPREAD
+
+
+def test_an_sd_from_two_seeds_needs_a_t_band_and_the_claim_file_keeps_its_df(tmp_path):
+    # a margin of 5 sds decides with a well-known sd, not with an sd estimated from two seeds (t, 1 df: 13.97)
+    assert Evidence("gap", 0.5, 0.1, "many values").verdict == "holds"
+    two = Evidence("gap", 0.5, 0.1, "sd of 2 seeds / sqrt(2)", df=1)
+    assert two.verdict == "undecided" and two.band == pytest.approx(1.3968, rel=1e-4)
+    assert Evidence("gap", -1.5, 0.1, "sd of 2 seeds / sqrt(2)", df=1).verdict == "fails"
+    assert Evidence("gap", 0.3, 0.1, "sd of 5 seeds / sqrt(5)", df=4).verdict == "holds"  # 3 > 2.87
+    assert Evidence("gap", 0.28, 0.1, "sd of 5 seeds / sqrt(5)", df=4).verdict == "undecided"
+    p = tmp_path / "X.json"
+    write_claim(p, id="X", paper="x", claim="c", measured="m", holds=None, scale="s", evidence=[two])
+    c = json.loads(p.read_text())
+    assert c["verdict"] == "undecided" and c["evidence"][0]["df"] == 1 and c["evidence"][0]["band"] > 1.39
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="df must be > 0"):
+            Evidence("gap", 0.5, 0.1, "x", df=bad)
+
+
+def test_welch_degrees_of_freedom_of_a_difference():
+    from scalable_bayes.reporting import welch_df
+
+    assert welch_df(0.1, 1, 0.1, 1) == pytest.approx(2.0)
+    assert welch_df(0.3, 4, 0.0, None) == pytest.approx(4.0)
+    assert welch_df(0.1, None, 0.2, None) is None
+    assert welch_df(0.0, 3, 0.0, 3) is None

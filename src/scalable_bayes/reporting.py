@@ -14,10 +14,19 @@ claim) and the *sd* of that margin between independent runs, measured (from the 
 where it has several, from a second seed set where it has one; ``sd_from`` says which). With
 ``Z_SPREAD = 2``:
 
-* ``holds`` when every margin exceeds ``Z_SPREAD * sd``,
-* ``fails`` when some margin is below ``-Z_SPREAD * sd``,
+* ``holds`` when every margin exceeds its band, ``Z_SPREAD * sd``,
+* ``fails`` when some margin is below minus its band,
 * ``undecided`` (at this scale) otherwise: the effect is within its spread of the threshold, and
   another replication could go either way.
+
+An sd estimated from a few seeds is itself uncertain: from two seeds (one degree of freedom) it is below
+a quarter of the true sd one time in five. An :class:`Evidence` whose sd was estimated from ``n``
+independent values carries ``df = n - 1``, and its band is widened to Student's t quantile of the same
+coverage as ``Z_SPREAD`` normal sds (95.45 %, two-sided): 13.97 sds at 1 degree of freedom, 4.53 at 2,
+2.87 at 4, 2.32 at 9 (:func:`band_factor`). This is the t test of "the mean margin is zero" at that
+level; with two seeds it decides only an effect that is large against the gap between the seeds.
+An sd with no stated ``df`` (a deterministic comparison, a within-run noise measure with many values, a
+propagated error) keeps the normal band.
 
 A deterministic comparison (an analytic identity, a static figure) has ``sd = 0`` and says so in
 ``sd_from``. ``holds`` stays in every claim file (True / False / None) for readers of the old format;
@@ -51,6 +60,52 @@ VERDICTS = ("holds", "fails", "undecided", "not checked")
 #: moves by more than 4 sds.
 Z_SPREAD = 2.0
 
+#: Two-sided coverage of the band ``Z_SPREAD`` normal sds wide (0.9545 for 2 sds).
+BAND_COVERAGE = math.erf(Z_SPREAD / math.sqrt(2.0))
+
+
+def band_factor(df: float | None = None) -> float:
+    """How many sds a margin must clear to decide a verdict.
+
+    Parameters
+    ----------
+    df : float or None
+        Degrees of freedom of the sd estimate (``n - 1`` for the sd of ``n`` seeds' values, the
+        Welch-Satterthwaite value for a difference of two such estimates); None or infinite for an sd
+        known well (a deterministic comparison, a noise measure from many values).
+
+    Returns
+    -------
+    float
+        ``Z_SPREAD`` for ``df`` None or infinite, else Student's t quantile with ``df`` degrees of freedom
+        at the same two-sided coverage :data:`BAND_COVERAGE` (13.97 at ``df = 1``, 2.87 at ``df = 4``).
+
+    Raises
+    ------
+    ValueError
+        for ``df <= 0`` or NaN.
+    """
+    if df is None or math.isinf(df):
+        return Z_SPREAD
+    df = float(df)
+    if not df > 0:
+        raise ValueError(f"degrees of freedom must be > 0 (None for an sd known well), got {df!r}")
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.5 + BAND_COVERAGE / 2.0))
+
+
+def welch_df(sd_a: float, df_a: float | None, sd_b: float, df_b: float | None) -> float | None:
+    """Welch-Satterthwaite degrees of freedom of ``sqrt(sd_a**2 + sd_b**2)``, the sd of a difference of two
+    independent estimates; None (known well) when neither states its ``df`` or both sds are 0."""
+    if df_a is None and df_b is None:
+        return None
+    va, vb = sd_a * sd_a, sd_b * sd_b
+    if va + vb == 0.0:
+        return None
+    den = sum(v * v / d for v, d in ((va, df_a), (vb, df_b)) if d is not None and not math.isinf(d) and v > 0)
+    return (va + vb) ** 2 / den if den > 0 else None
+
 _HOLDS_OF = {"holds": True, "fails": False, "undecided": None, "not checked": None}
 
 
@@ -70,14 +125,25 @@ class Evidence:
     sd_from : str
         How ``sd`` was measured, e.g. ``"sd of the 5 seeds' gaps / sqrt(5)"``, ``"two seed sets"``,
         ``"deterministic"``.
+    df : float or None, default None
+        Degrees of freedom of ``sd``: ``n - 1`` when it is the sd of ``n`` independent per-seed values
+        (divided by ``sqrt(n)`` for a mean); None when it is known well (deterministic, or measured from
+        many values). Widens the band to Student's t (:func:`band_factor`).
     """
 
     name: str
     margin: float
     sd: float
     sd_from: str
+    df: float | None = None
 
     def __post_init__(self):
+        if self.df is not None:
+            df = float(self.df)
+            if not df > 0:
+                raise ValueError(f"Evidence {self.name!r}: df must be > 0 (n - 1 for n seeds; None for an sd "
+                                 f"known well), got {self.df!r}")
+            object.__setattr__(self, "df", None if math.isinf(df) else df)
         m, sd = float(self.margin), float(self.sd)
         if math.isnan(m):
             raise ValueError(f"Evidence {self.name!r}: margin is NaN; a comparison that cannot be made is no evidence "
@@ -90,16 +156,21 @@ class Evidence:
     @property
     def verdict(self) -> str:
         """``holds`` / ``fails`` / ``undecided`` for this comparison alone (see the module docstring)."""
-        band = Z_SPREAD * self.sd
+        band = self.band
         if self.margin > band:
             return "holds"
         if self.margin < -band:
             return "fails"
         return "undecided"
 
+    @property
+    def band(self) -> float:
+        """How far from zero the margin must be to decide: :func:`band_factor` of ``df`` times ``sd``."""
+        return band_factor(self.df) * self.sd if self.sd > 0 else 0.0
+
     def as_dict(self) -> dict:
         return {"name": self.name, "margin": self.margin, "sd": self.sd, "sd_from": self.sd_from,
-                "verdict": self.verdict}
+                "df": self.df, "band": self.band, "verdict": self.verdict}
 
 
 def combine_verdicts(verdicts: Iterable[str]) -> str:
@@ -226,7 +297,7 @@ def write_claim(
     missing = [k for k, v in dict(id=id, paper=paper, claim=claim, measured=measured, scale=scale).items() if v is None]
     if missing:
         raise TypeError(f"write_claim: missing claim fields {missing}")
-    ev = tuple(e if isinstance(e, Evidence) else Evidence(e["name"], e["margin"], e["sd"], e["sd_from"])
+    ev = tuple(e if isinstance(e, Evidence) else Evidence(e["name"], e["margin"], e["sd"], e["sd_from"], e.get("df"))
                for e in (evidence or ()))
     verdict, holds = _verdict_of(holds, ev, str(id))
     content = {
@@ -277,8 +348,10 @@ def collect_claims(paths: Iterable[str | os.PathLike], out_md: str | os.PathLike
         f"Config profile: `{profile}`. Generated by the `claims` rule from `results/*/claims/*.json`;",
         "do not edit by hand. The verdict compares the measured value with the paper's claim at this scale:",
         f"a claim holds when each of its margins clears its threshold by more than {Z_SPREAD:g} run-to-run sds,",
-        "fails when one misses by more, and is undecided at this scale otherwise (margins and sds in the",
-        "verdict column; how each sd was measured in the claim file's `evidence`).",
+        "fails when one misses by more, and is undecided at this scale otherwise (margins and bands in the",
+        "verdict column; how each sd was measured in the claim file's `evidence`). An sd estimated from n seeds",
+        f"widens its band to Student's t with n - 1 degrees of freedom at the same coverage ({BAND_COVERAGE:.2%}):",
+        "13.97 sds with two seeds, 2.87 with five.",
         "",
     ]
     counts = {v: int((df["verdict"] == v).sum()) for v in VERDICTS}
@@ -305,12 +378,14 @@ def collect_claims(paths: Iterable[str | os.PathLike], out_md: str | os.PathLike
 
 
 def _verdict_cell(verdict: str, evidence) -> str:
-    """The claims table's verdict: the word, plus each non-deterministic margin as ``m ± 2 sd``."""
+    """The claims table's verdict: the word, plus each non-deterministic margin as ``m ± band`` (2 sd, or
+    Student's t band for an sd from a few seeds)."""
     word = {"holds": "holds", "fails": "**does not hold**", "undecided": "*undecided at this scale*",
             "not checked": "not checked"}[verdict]
     if not isinstance(evidence, list):
         return word
-    parts = [f"{e['name']}: {e['margin']:.3g} ± {Z_SPREAD * e['sd']:.2g}" for e in evidence if e["sd"] > 0]
+    parts = [f"{e['name']}: {e['margin']:.3g} ± {band_factor(e.get('df')) * e['sd']:.2g}"
+             + (f" (t, {e['df']:.3g} df)" if e.get("df") is not None else "") for e in evidence if e["sd"] > 0]
     return word + (" (" + "; ".join(parts) + ")" if parts else "")
 
 
@@ -383,8 +458,9 @@ def compare_claim_runs(run_a: str | os.PathLike, run_b: str | os.PathLike) -> pd
     ``margin_a``, ``margin_b``, ``sd_a``, ``sd_b`` (the sd each run measured for the margin), ``sd_two_runs``
     (the sd estimated from the two margins alone, ``|margin_a - margin_b| / sqrt(2)``: one degree of freedom,
     so only a gross mismatch with ``sd_a``, ``sd_b`` means something), ``sd_understated`` (the two margins
-    differ by more than ``Z_SPREAD * sqrt(sd_a**2 + sd_b**2)``: the runs' own sds do not cover the
-    difference between them) and ``evidence_change`` (``only in A`` / ``only in B`` for an item one run
+    differ by more than the band of ``sqrt(sd_a**2 + sd_b**2)``, ``Z_SPREAD`` times it or Student's t
+    quantile of the same coverage at the Welch-Satterthwaite degrees of freedom (:func:`welch_df`) when
+    the sds were estimated from a few seeds: the runs' own sds do not cover the difference between them) and ``evidence_change`` (``only in A`` / ``only in B`` for an item one run
     lacks). Claim files written before the three verdicts have no evidence; their verdict is read from
     ``holds`` (:func:`read_claims`).
 
@@ -423,7 +499,9 @@ def compare_claim_runs(run_a: str | os.PathLike, run_b: str | os.PathLike) -> pd
             sa, sb = (float(x["sd"]) if x else math.nan for x in (xa, xb))
             diff = abs(ma - mb)
             # a relative 1e-9 keeps the rounding of two deterministic margins from reading as a spread
-            under = bool(xa and xb and diff > Z_SPREAD * math.hypot(sa, sb) + 1e-9 * max(1.0, abs(ma), abs(mb)))
+            band = (band_factor(welch_df(sa, xa.get("df"), sb, xb.get("df"))) * math.hypot(sa, sb)
+                    if xa and xb else math.nan)
+            under = bool(xa and xb and diff > band + 1e-9 * max(1.0, abs(ma), abs(mb)))
             rows.append({**base, "evidence": name, "margin_a": ma, "margin_b": mb, "sd_a": sa, "sd_b": sb,
                          "sd_two_runs": diff / math.sqrt(2.0) if xa and xb else math.nan, "sd_understated": under,
                          "evidence_change": "" if xa and xb else ("only in A" if xa else "only in B")})
@@ -451,8 +529,9 @@ def comparison_markdown(df: pd.DataFrame, label_a: str = "A", label_b: str = "B"
     lines = ["# Verdicts of two runs", "", f"A: `{label_a}`", f"B: `{label_b}`", "",
              f"{s['claims']} claims: {s['same']} with the same verdict, {s['hard_flips']} hard flips (holds <-> fails), "
              f"{s['soft_flips']} soft flips (any other change), {s['only_a']} only in A, {s['only_b']} only in B; "
-             f"{s['sd_understated']} evidence items whose two margins differ by more than {Z_SPREAD:g} sqrt(sd_A^2 + "
-             "sd_B^2) (the runs' own sds understated).", ""]
+             f"{s['sd_understated']} evidence items whose two margins differ by more than the band of sqrt(sd_A^2 + "
+             f"sd_B^2) ({Z_SPREAD:g} sds, or Student's t at the same coverage for sds from a few seeds: the runs' "
+             "own sds understated).", ""]
     def word(v):  # a verdict, or "-" where the run lacks the claim (None, read back as NaN)
         return v if isinstance(v, str) else "-"
 
