@@ -97,7 +97,21 @@ def band_factor(df: float | None = None) -> float:
 
 def welch_df(sd_a: float, df_a: float | None, sd_b: float, df_b: float | None) -> float | None:
     """Welch-Satterthwaite degrees of freedom of ``sqrt(sd_a**2 + sd_b**2)``, the sd of a difference of two
-    independent estimates; None (known well) when neither states its ``df`` or both sds are 0."""
+    independent estimates.
+
+    Parameters
+    ----------
+    sd_a, sd_b : float
+        The two estimates' sds.
+    df_a, df_b : float or None
+        Their degrees of freedom; None (or infinite) for an sd known well, which adds no term.
+
+    Returns
+    -------
+    float or None
+        ``(sd_a**2 + sd_b**2)**2 / (sd_a**4 / df_a + sd_b**4 / df_b)``; None (known well) when neither
+        states its ``df`` or both sds are 0.
+    """
     if df_a is None and df_b is None:
         return None
     va, vb = sd_a * sd_a, sd_b * sd_b
