@@ -136,7 +136,7 @@ def test_fig3b_many_more_clusters_pass():
 
 def test_fig3b_cluster_gap_within_the_seed_spread_is_undecided():
     """SGRLD with as many clusters as SCIR up to the seeds' spread (per-seed gaps +4, +4, +1, -1, +1: mean +1.8,
-    sd between runs 0.97): within 2 sds of 0, undecided at this scale. The old part (SGRLD's mean above SCIR's)
+    sd between runs 0.97, 4 df): within its band of 0 (Student's t, 2.87 sds), undecided at this scale. The old part (SGRLD's mean above SCIR's)
     passed it."""
     c = claims.check_fig3b(_fig3b_trace([20, 26, 17, 28, 21], [24, 30, 18, 27, 22]), FIG3B, "test")
     ev = {e.name: e for e in c.evidence}
@@ -145,10 +145,14 @@ def test_fig3b_cluster_gap_within_the_seed_spread_is_undecided():
 
 
 def test_fig3b_fewer_sgrld_clusters_fail():
-    """SGRLD with fewer clusters than SCIR in 4 of 5 seeds (gaps -2, -5, 0, -6, -1: mean -2.8, sd between runs
-    1.16): the reverse of 'many more clusters', beyond its spread."""
-    c = claims.check_fig3b(_fig3b_trace([20, 26, 17, 28, 21], [18, 21, 17, 22, 20]), FIG3B, "test")
-    assert c.verdict == "fails" and c.details["cluster_gap"]["sgrld_minus_scir"] == pytest.approx(-2.8)
+    """SGRLD with fewer clusters than SCIR in every seed (gaps -3, -5, -3, -6, -3: mean -4.0, sd between runs
+    0.63, 4 df): the reverse of 'many more clusters', beyond its band (Student's t at 4 df: 2.87 sds = 1.8). The
+    former fixture (gaps -2, -5, 0, -6, -1: mean -2.8, sd 1.16) is 2.4 sds below 0: beyond 2 sds, but within the
+    t band of an sd from 5 seeds, so undecided; a reversed SGRLD that decides must be reversed in every seed."""
+    c = claims.check_fig3b(_fig3b_trace([20, 26, 17, 28, 21], [17, 21, 14, 22, 18]), FIG3B, "test")
+    assert c.verdict == "fails" and c.details["cluster_gap"]["sgrld_minus_scir"] == pytest.approx(-4.0)
+    e = {e.name: e for e in c.evidence}["final occupied clusters SGRLD - SCIR"]
+    assert e.df == 4 and e.verdict == "fails"
 
 
 def test_fig3b_one_seed_is_not_checked():
@@ -289,12 +293,15 @@ def test_fig3a_scir_level_with_sgrld_is_undecided(scir):
 
 def test_fig3a_sd_is_the_paired_seeds_spread():
     """Hand-computed: per-seed final perplexities (last 3 evaluations equal) SCIR 10, 12, 14 and SGRLD 13, 13, 20:
-    gaps 3, 1, 6, margin 10 / 3, sd sd(3, 1, 6) / sqrt(3)."""
+    gaps 3, 1, 6, margin 10 / 3, sd sd(3, 1, 6) / sqrt(3) = 1.453 from 3 seeds, 2 df. The margin is 2.3 sds: beyond
+    2 sds, but the band of an sd from 3 seeds is Student's t, 4.53 sds = 6.58, so the verdict is undecided."""
     rows = [{"method": m, "seed": s, "iteration": it, "perplexity": v, "n_train_docs": 1, "n_test_docs": 1,
              "n_words": 1} for m, vals in (("SCIR", (10, 12, 14)), ("SGRLD", (13, 13, 20)))
             for s, v in enumerate(vals) for it in range(4)]
     e = claims.check_fig3a(pd.DataFrame(rows), LDA, "test").evidence[0]
     assert e.margin == pytest.approx(10 / 3) and e.sd == pytest.approx(np.std([3, 1, 6], ddof=1) / np.sqrt(3))
+    assert e.df == 2 and e.band == pytest.approx(4.53 * e.sd, rel=1e-3) and e.verdict == "undecided"
+    assert e.sd_from == "sd of the 3 seeds' (SGRLD - SCIR) / sqrt(3), 2 df"
 
 
 def test_fig3a_one_seed_is_not_checked():

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from scalable_bayes.reporting import band_factor
 from scalable_bayes_papers.sggmc import claims, data, runs, static, tables
 
 FIG4 = dict(n_data=100, kappa=20.0, data_seed=0, e2="e1", gmc=dict(n_inner=20, step_size=1e-3),
@@ -37,19 +38,32 @@ def _draws(truth, n, rng, mode1_weight=None, temper=1.0):
     return truth["a1"].to_numpy()[i], truth["a2"].to_numpy()[i]
 
 
-def _fig4_table(truth, **sggmc):
+def _fig4_table(truth, seeds=(0, 1), **sggmc):
     rng = np.random.default_rng(5)
     rows = []
     for m in ("GMC", "SGGMC"):
-        for s in (0, 1):
+        for s in seeds:
             v1, v2 = _draws(truth, 5000, rng, **(sggmc if m == "SGGMC" else {}))
             rows.append(pd.DataFrame({"method": m, "seed": s, "sample": np.arange(5000), "v1": v1, "v2": v2}))
     return pd.concat(rows, ignore_index=True)
 
 
 def test_fig4_exact_draws_pass(truth):
+    """Two seeds, both parts hold: the weights' sd is the two seeds' sd / sqrt(2) here (1 df: its band, 13.97 sds,
+    is wider than the batch-means MCSE's at its ~48 df), the TV part's the jackknife over the two seeds (1 df)."""
     c = claims.check_fig4(_fig4_table(truth), truth, FIG4, "test")
     assert c.verdict == "holds" and c.holds is True, c.measured
+    w, tv = c.evidence
+    assert w.df == 1 and "here the first" in w.sd_from and w.band > band_factor(40) * c.details["metrics"][
+        "SGGMC"]["mode1_mcse"] and tv.df == 1
+
+
+def test_satterthwaite_df_by_hand():
+    """Two equal batch-means variances with 24 df each: 48 df; one of them 0: 24; a 1:3 split: 16^2 / (1 + 9) x 24."""
+    assert claims.satterthwaite_df([1.0, 1.0], [24, 24]) == pytest.approx(48.0)
+    assert claims.satterthwaite_df([1.0, 0.0], [24, 24]) == pytest.approx(24.0)
+    assert claims.satterthwaite_df([1.0, 3.0], [24, 24]) == pytest.approx(16 / 10 * 24)
+    assert claims.satterthwaite_df([0.0, 0.0], [24, 24]) is None
 
 
 def test_fig4_fails_when_sggmc_weights_the_modes_wrongly(truth):
@@ -62,11 +76,13 @@ def test_fig4_fails_when_sggmc_weights_the_modes_wrongly(truth):
 
 def test_fig4_fails_when_sggmc_over_disperses(truth):
     """The target at temperature 1.5 (what injected noise not reduced by the gradient noise does): right modes,
-    too wide: the histogram's excess over the Monte Carlo floor beyond half that corruption's."""
-    c = claims.check_fig4(_fig4_table(truth, temper=1.5), truth, FIG4, "test")
+    too wide: the histogram's excess over the Monte Carlo floor beyond half that corruption's. Four seeds: the TV
+    margin's jackknife sd has n - 1 df, and from two seeds (1 df) its band is 13.97 sds, which this margin (about
+    -0.04, 10 jackknife sds of two seeds) does not clear; with four (3 df, 3.31 sds) it fails, as it should."""
+    c = claims.check_fig4(_fig4_table(truth, seeds=range(4), temper=1.5), truth, FIG4, "test")
     assert c.verdict == "fails" and c.details["verdicts"]["tv"] == "fails"
     tv = c.evidence[1]
-    assert tv.margin < -4 * tv.sd
+    assert tv.margin < -4 * tv.sd and tv.df == 3 and "3 df" in tv.sd_from
 
 
 def test_fig4_weights_at_the_tolerance_are_undecided(truth):
@@ -80,7 +96,8 @@ def test_fig4_weights_at_the_tolerance_are_undecided(truth):
 
 def test_fig4_weights_sd_from_the_seeds_by_hand(truth):
     """Two chains that sit at App. D's modes with exactly 40% and 50% of every batch in mode 1 (no batch-to-batch
-    variation: MCSE 0): m1 = 0.45, sd = sd(0.4, 0.5) / sqrt(2) = 0.05, margin = 0.1 - |0.45 - m1_true|."""
+    variation: MCSE 0): m1 = 0.45, sd = sd(0.4, 0.5) / sqrt(2) = 0.05 from two seeds, so 1 df and a band of
+    Student's t (13.97 sds = 0.70); margin = 0.1 - |0.45 - m1_true| = 0.095 is undecided."""
     p1 = float(truth.loc[claims.mode_side(truth["a1"], truth["a2"]) == 1, "mass"].sum())
     m1, m2 = (-math.pi / 24, math.pi / 8), (math.pi / 24, -math.pi / 8)
     rows = []
@@ -93,6 +110,7 @@ def test_fig4_weights_sd_from_the_seeds_by_hand(truth):
     c = claims.check_fig4(pd.concat(rows, ignore_index=True), truth, FIG4, "test")
     w = c.evidence[0]
     assert w.sd == pytest.approx(0.05, abs=1e-12) and w.margin == pytest.approx(0.1 - abs(0.45 - p1), abs=1e-12)
+    assert w.df == 1 and w.band == pytest.approx(13.97 * 0.05, rel=1e-3) and w.verdict == "undecided"
 
 
 # ---------------------------------------------------------------------------- Fig. 3 and 4: the histogram tolerance
@@ -189,7 +207,7 @@ def test_fig5_papers_orderings_pass():
     for s in claims.FIG5_SAMPLERS:  # every sampler against VI and against StoVI
         assert {f"toy: {s} below VI (nats)", f"toy: {s} below StoVI (nats)"} <= names
     assert len(c.evidence) == len(claims.FIG5_ORDER)
-    assert all(e.sd_from == "sd of the 3 seeds' paired gaps / sqrt(3)" for e in c.evidence)
+    assert all(e.sd_from == "sd of the 3 seeds' paired gaps / sqrt(3), 2 df" and e.df == 2 for e in c.evidence)
 
 
 @pytest.mark.parametrize("wrong,a,b", [
@@ -227,7 +245,7 @@ def test_fig5_gap_within_the_seeds_spread_is_undecided():
 
 def test_fig5_sd_is_the_paired_gaps_sd_over_sqrt_n_by_hand():
     """Three seeds with SGGMC at 3880, 3870, 3860 and VI at 3900, 3900, 3900: gaps 20, 30, 40 -> margin 30,
-    sd = 10 / sqrt(3) = 5.7735; holds (30 > 11.5)."""
+    sd = 10 / sqrt(3) = 5.7735 with 2 df; holds (30 > 4.53 x 5.7735 = 26.2, Student's t band)."""
     t = _fig5_runs(GOOD, seed_sd=0.0)
     last = t["iteration"] == 100
     for s, v in zip((0, 1, 2), (3880.0, 3870.0, 3860.0)):
@@ -235,6 +253,24 @@ def test_fig5_sd_is_the_paired_gaps_sd_over_sqrt_n_by_hand():
     t.loc[last & (t.method == "VI"), "log_perplexity_is"] = 3900.0
     e = _ev(claims.check_fig5(t, FIG5, "test"), "SGGMC", "VI")
     assert e.margin == pytest.approx(30.0) and e.sd == pytest.approx(10 / math.sqrt(3)) and e.verdict == "holds"
+    assert e.df == 2 and e.band == pytest.approx(4.53 * 10 / math.sqrt(3), rel=1e-3)
+
+
+def test_fig5_two_seeds_margin_of_5_sds_is_undecided_by_hand():
+    """Two seeds with SGGMC at 3880, 3870 and VI at 3900: gaps 20, 30 -> margin 25, sd = sd(20, 30) / sqrt(2) = 5,
+    1 df. Five sds would clear the normal band (2 sds); the sd of two seeds is itself uncertain, and Student's t
+    band at 1 df is 13.97 sds = 69.8 nats: undecided. The same margin and sd from ten seeds (9 df, 2.32 sds)
+    would hold."""
+    t = _fig5_runs(GOOD, seeds=(0, 1), seed_sd=0.0)
+    last = t["iteration"] == 100
+    for s, v in zip((0, 1), (3880.0, 3870.0)):
+        t.loc[last & (t.method == "SGGMC") & (t.seed == s), "log_perplexity_is"] = v
+    t.loc[last & (t.method == "VI"), "log_perplexity_is"] = 3900.0
+    e = _ev(claims.check_fig5(t, FIG5, "test"), "SGGMC", "VI")
+    assert e.margin == pytest.approx(25.0) and e.sd == pytest.approx(5.0) and e.df == 1
+    assert e.band == pytest.approx(13.97 * 5.0, rel=1e-3) and e.verdict == "undecided"
+    assert e.sd_from == "sd of the 2 seeds' paired gaps / sqrt(2), 1 df"
+    assert claims.Evidence(e.name, e.margin, e.sd, e.sd_from, 9).verdict == "holds"
 
 
 def test_fig5_one_seed_is_not_checked():

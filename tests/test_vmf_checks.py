@@ -203,8 +203,9 @@ def test_fig3_check_fails_on_each_measure():
 
 def test_fig3_spread_between_seeds_by_hand():
     """One cell's label disagreement 0.025 in seed 0 and (as every cell) ~0 in seed 1: the worst cell 0.025 is
-    0.005 over the 0.02 tolerance; the leave-one-seed-out jackknife gives sd = |0.025 - worst of seed 1| / 2, so the
-    comparison is undecided (within 2 sds); the same cell over tolerance in both seeds fails. One seed: not checked."""
+    0.005 over the 0.02 tolerance; the leave-one-seed-out jackknife gives sd = |0.025 - worst of seed 1| / 2 (1 df:
+    two seeds), so the comparison is undecided (within its band); the same cell over tolerance in both seeds fails
+    (sd 0). One seed: not checked."""
     X, y = _vmf_mixture_data(d=10, n_per=60)  # D = 10: the closed forms pass (README)
     df = _seeds01(X, y, "toy", [2, 3], max_iter=10)
     cell = (df.parametrization == "mean") & (df.K == 3) & (df.method == "soft_mean_free")
@@ -213,7 +214,7 @@ def test_fig3_spread_between_seeds_by_hand():
     ev = {e["name"].split(":")[0]: e for e in _fig3_claim(bad)["evidence"]}["label disagreement"]
     w1 = df[(df.seed == 1) & (df.parametrization == "mean")].label_disagreement.max()
     assert ev["margin"] == pytest.approx(0.02 - 0.025) and ev["sd"] == pytest.approx(abs(0.025 - w1) / 2)
-    assert ev["verdict"] == "undecided" and _fig3_claim(bad)["verdict"] == "undecided"
+    assert ev["verdict"] == "undecided" and _fig3_claim(bad)["verdict"] == "undecided" and ev["df"] == 1
     bad.loc[cell, "label_disagreement"] = 0.025
     assert _fig3_claim(bad)["verdict"] == "fails"
     one = _fig3_claim(df[df.seed == 0])

@@ -10,7 +10,10 @@ makes: the margin (effect minus threshold, positive supports the claim) and its 
 runs, measured from the item's seeds (every seed ran every method, so comparisons are paired by seed):
 a mean of per-seed differences has sd = the differences' sd / sqrt(n) (:func:`paired_gap`); a statistic
 that is not a mean (a ratio of means, a difference of sds, a minimum over methods) has the leave-one-seed-out
-jackknife sd (:func:`jackknife_sd`). With one seed the spread is unknown and the claim is not checked.
+jackknife sd (:func:`jackknife_sd`). Either sd is estimated from the ``n`` seeds and carries ``n - 1`` degrees of
+freedom (the jackknife's too), so a margin must clear Student's t band at the coverage of two normal sds
+(:func:`scalable_bayes.reporting.band_factor`: 2.87 sds with 5 seeds, 13.97 with 2) rather than 2 sds. With one
+seed the spread is unknown and the claim is not checked.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.reporting import Claim, Evidence
+from scalable_bayes.reporting import Claim, Evidence, band_factor
 
 from . import data
 
@@ -40,6 +43,9 @@ CLAIMS = {
 
 #: what a claim checked on one seed says instead of a verdict
 ONE_SEED = "Not checked: needs 2+ seeds (the run-to-run spread of every comparison is measured between seeds)."
+#: how a margin is weighed against its sd, for the claims' notes
+BAND = ("against its band between runs: Student's t at the coverage of 2 normal sds times the sd measured from the "
+        "n seeds (n - 1 df; 2.87 sds at 5 seeds)")
 
 
 def _decades(x) -> float:
@@ -92,10 +98,11 @@ def jackknife_sd(seeds, stat) -> float:
 
 
 def _least_clear(rows: list) -> dict:
-    """Of several (margin, sd, ...) dicts, the one with the smallest margin / sd (sd 0: the margin's sign x inf):
-    the comparison that decides "at every size" (it fails if any fails, holds only if all hold)."""
+    """Of several (margin, sd, df, ...) dicts, the one with the smallest margin / band (band: Student's t factor
+    of ``df`` times sd, :func:`scalable_bayes.reporting.band_factor`; sd 0: the margin's sign x inf): the
+    comparison that decides "at every size" (it fails if any fails, holds only if all hold)."""
     def z(r):
-        return r["margin"] / r["sd"] if r["sd"] > 0 else np.sign(r["margin"]) * np.inf
+        return r["margin"] / (band_factor(r.get("df")) * r["sd"]) if r["sd"] > 0 else np.sign(r["margin"]) * np.inf
     return min(rows, key=z)
 
 
@@ -137,12 +144,12 @@ def check_fig1(samples: pd.DataFrame, settings: dict, profile: str) -> Claim:
     SCIR's per-seed median minus the exact sampler's of the same seed) within the exact sampler's own spread:
     |bias| below FIG1_Z x sqrt(2) x sd_exact, the distance two exact runs' medians stay within in 95% of pairs
     (sd_exact from :func:`exact_median_sd`, deterministic). Margin = that tolerance - |bias| (decades); sd =
-    the per-seed differences' sd / sqrt(n). A sampler biased by a fraction of a decade fails; SCIR's 1,000
+    the per-seed differences' sd / sqrt(n), n - 1 df. A sampler biased by a fraction of a decade fails; SCIR's 1,000
     autocorrelated draws move its median by most of a decade from seed to seed, so with 5 seeds its bias is
     resolved only to ~0.4 decades and the part is usually undecided: more seeds, not a looser bound, decide it.
     (b) "SGRLD rarely proposes small values": the fraction of SGRLD's draws below the exact sampler's median of
     the same seed (half of the exact draws lie there), mean over seeds, below 5%. Margin = 0.05 - fraction;
-    sd = the per-seed fractions' sd / sqrt(n)."""
+    sd = the per-seed fractions' sd / sqrt(n), n - 1 df."""
     s = samples[samples["target"] == "sparse"]
     med = s.groupby(["seed", "method"])["omega"].apply(_decades).unstack()
     pooled = s.groupby("method")["omega"].apply(_decades)
@@ -162,10 +169,11 @@ def check_fig1(samples: pd.DataFrame, settings: dict, profile: str) -> Claim:
         evidence = (
             Evidence("SCIR median log10 omega_5: exact sampler's tolerance minus |bias| (decades)",
                      tol - abs(bias["mean"]), bias["sd"],
-                     f"sd of the {n} seeds' (SCIR - exact) medians / sqrt({n}); tolerance "
-                     f"{FIG1_Z} x sqrt(2) x {sd_ex:.3f} (the exact median's sd, deterministic)"),
+                     f"sd of the {n} seeds' (SCIR - exact) medians / sqrt({n}), {n - 1} df; tolerance "
+                     f"{FIG1_Z} x sqrt(2) x {sd_ex:.3f} (the exact median's sd, deterministic)", n - 1),
             Evidence("SGRLD draws below the exact median: 5% minus the fraction", rare["mean"], rare["sd"],
-                     f"sd of the {n} seeds' fractions / sqrt({n})"),
+                     f"sd of the {rare['n']} seeds' fractions / sqrt({rare['n']}), {rare['n'] - 1} df",
+                     rare["n"] - 1),
         )
     measured = (f"median log10 omega_5 over {len(med)} seeds' draws: exact {pooled['Exact']:.2f}, SCIR {pooled['SCIR']:.2f}, "
                 f"SGRLD {pooled['SGRLD']:.2f}; SCIR - exact, mean of per-seed differences, {bias['mean']:+.2f} decades "
@@ -220,11 +228,12 @@ def fig2_comparisons(ks: pd.DataFrame) -> dict:
     Returns
     -------
     dict
-        name -> {"margin", "sd", "at", "sd_from"} for ``lower`` (sparse: mean over seeds of SGRLD - SCIR at
+        name -> {"margin", "sd", "df", "at", "sd_from"} for ``lower`` (sparse: mean over seeds of SGRLD - SCIR at
         the size where it is least clear), ``ratio`` (sparse: SGRLD / SCIR of the seed means minus 2, sizes
         >= 0.05; absent without such sizes), ``drop`` (SCIR's sparse KS at the smallest size minus at the
         largest, paired by seed) and ``dense`` (2 minus max(SGRLD / SCIR, SCIR / SGRLD) of the seed means).
-        Empty with fewer than 2 seeds.
+        Empty with fewer than 2 seeds. Every sd is estimated from the ``n`` seeds: ``df`` = n - 1 (the jackknife's
+        too).
     """
     sc, sg = _ks_per_seed(ks, "sparse", "SCIR"), _ks_per_seed(ks, "sparse", "SGRLD")
     dsc, dsg = _ks_per_seed(ks, "dense", "SCIR"), _ks_per_seed(ks, "dense", "SGRLD")
@@ -232,13 +241,14 @@ def fig2_comparisons(ks: pd.DataFrame) -> dict:
     n = len(seeds)
     if n < 2:
         return {}
-    jk = f"leave-one-seed-out jackknife over the {n} seeds"
+    jk = f"leave-one-seed-out jackknife over the {n} seeds, {n - 1} df"
+    df = n - 1
     out = {}
     rows = []
     for p in sc.columns:
         g = paired_gap(sg.loc[seeds, p], sc.loc[seeds, p])
-        rows.append({"margin": g["mean"], "sd": g["sd"], "at": float(p),
-                     "sd_from": f"sd of the {n} seeds' (SGRLD - SCIR) / sqrt({n})"})
+        rows.append({"margin": g["mean"], "sd": g["sd"], "df": g["n"] - 1, "at": float(p),
+                     "sd_from": f"sd of the {n} seeds' (SGRLD - SCIR) / sqrt({n}), {n - 1} df"})
     out["lower"] = _least_clear(rows)
 
     def ratio(a, b, p, sym=False):
@@ -250,14 +260,16 @@ def fig2_comparisons(ks: pd.DataFrame) -> dict:
     big = [p for p in sc.columns if p >= FIG2_LARGE]
     if big:
         out["ratio"] = _least_clear([{"margin": ratio(sg, sc, p)(seeds) - FIG2_MUCH_LOWER,
-                                      "sd": jackknife_sd(seeds, ratio(sg, sc, p)), "at": float(p), "sd_from": jk}
+                                      "sd": jackknife_sd(seeds, ratio(sg, sc, p)), "df": df, "at": float(p),
+                                      "sd_from": jk}
                                      for p in big])
     lo, hi = sc.columns.min(), sc.columns.max()
     d = paired_gap(sc.loc[seeds, lo], sc.loc[seeds, hi])
-    out["drop"] = {"margin": d["mean"], "sd": d["sd"], "at": (float(lo), float(hi)),
-                   "sd_from": f"sd of the {n} seeds' drops / sqrt({n})"}
+    out["drop"] = {"margin": d["mean"], "sd": d["sd"], "df": d["n"] - 1, "at": (float(lo), float(hi)),
+                   "sd_from": f"sd of the {n} seeds' drops / sqrt({n}), {n - 1} df"}
     out["dense"] = _least_clear([{"margin": FIG2_SIMILAR - ratio(dsg, dsc, p, True)(seeds),
-                                  "sd": jackknife_sd(seeds, ratio(dsg, dsc, p, True)), "at": float(p), "sd_from": jk}
+                                  "sd": jackknife_sd(seeds, ratio(dsg, dsc, p, True)), "df": df, "at": float(p),
+                                  "sd_from": jk}
                                  for p in dsc.columns])
     return out
 
@@ -276,13 +288,14 @@ def check_fig2(ks: pd.DataFrame, settings: dict, profile: str) -> Claim:
     lower": the README's reading, a fixed threshold); SCIR's KS falls from the smallest size to the largest
     ("approaches the exact sampler"; a SCIR whose KS does not move with the minibatch has a drop within its
     spread of 0, undecided, or below it); (b) dense: the two within a factor 2 of each other at every size
-    ("similar"). "At every size" is decided by the size whose margin is least clear (smallest margin / sd)."""
+    ("similar"). "At every size" is decided by the size whose margin is least clear (smallest margin / band). Each
+    sd comes from the seeds, with n - 1 degrees of freedom."""
     sp, de = _ks_by_size(ks, "sparse"), _ks_by_size(ks, "dense")
     ex = ks[ks["method"] == "Exact"].groupby("target")["ks_mean"].mean()
     ratio = sp["SGRLD"] / sp["SCIR"]
     dense_ratio = np.maximum(de["SGRLD"] / de["SCIR"], de["SCIR"] / de["SGRLD"])
     cmp = fig2_comparisons(ks)
-    evidence = tuple(Evidence(f"{FIG2_NAMES[k]} ({c['at']})", c["margin"], c["sd"], c["sd_from"])
+    evidence = tuple(Evidence(f"{FIG2_NAMES[k]} ({c['at']})", c["margin"], c["sd"], c["sd_from"], c["df"])
                      for k, c in cmp.items())
     n_seeds = ks["seed"].nunique()
     drop = cmp.get("drop", {"margin": float(sp["SCIR"].iloc[0] - sp["SCIR"].iloc[-1]), "sd": float("nan")})
@@ -306,8 +319,7 @@ def check_fig2(ks: pd.DataFrame, settings: dict, profile: str) -> Claim:
                  note="KS distance: mean over the 10 components of sup |F^ - F| against the exact Beta marginal "
                       "(the paper's definition is in its supplement, not available). Thresholds: SCIR below SGRLD "
                       f"(0), SGRLD / SCIR >= {FIG2_MUCH_LOWER:g} at sizes >= {FIG2_LARGE:g}, SCIR's drop from the "
-                      f"smallest to the largest size > 0, dense ratio <= {FIG2_SIMILAR:g}; each margin against 2 sds "
-                      "between runs measured from the seeds." + ("" if cmp else " " + ONE_SEED),
+                      f"smallest to the largest size > 0, dense ratio <= {FIG2_SIMILAR:g}; each margin {BAND}." + ("" if cmp else " " + ONE_SEED),
                  if_fails="The quick and paper-scale runs leave the dense part undecided (largest ratio 1.75x at "
                           "proportion 0.1, jackknife sd 0.23, against 2): README.md, 'Turning the words into tests', Fig2.")
 
@@ -342,17 +354,19 @@ FIG3A_FINDING = (
 
 def check_fig3a(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """Final perplexity (mean of the last 3 evaluations per seed): SGRLD's minus SCIR's, mean over seeds of the
-    per-seed differences, above 0 ("SCIR's final perplexity lower"); sd = the differences' sd / sqrt(n)."""
+    per-seed differences, above 0 ("SCIR's final perplexity lower"); sd = the differences' sd / sqrt(n), n - 1
+    degrees of freedom."""
     f = _final(trace[trace["method"].isin(["SCIR", "SGRLD"])], "perplexity")
     sc_, sg = f.loc["SCIR"], f.loc["SGRLD"]
     g = paired_gap(sg, sc_)
     evidence = (Evidence("final perplexity SGRLD - SCIR", g["mean"], g["sd"],
-                         f"sd of the {g['n']} seeds' (SGRLD - SCIR) / sqrt({g['n']})"),) if g["n"] > 1 else ()
+                         f"sd of the {g['n']} seeds' (SGRLD - SCIR) / sqrt({g['n']}), {g['n'] - 1} df", g["n"] - 1),
+                ) if g["n"] > 1 else ()
     measured = (f"final perplexity SCIR {sc_.mean():.1f} (sd over seeds {_sd_txt(sc_)}), SGRLD {sg.mean():.1f} "
                 f"(sd {_sd_txt(sg)}); SGRLD - SCIR = {g['mean']:+.1f}, sd between runs {g['sd']:.1f} (per seed "
                 + ", ".join(f"{v:+.0f}" for v in g["per_seed"]) + ")")
-    note = ("Test: mean over seeds of the per-seed final perplexity (last 3 evaluations) SGRLD - SCIR > 0, against "
-            "2 sds between runs." + ("" if g["n"] > 1 else " " + ONE_SEED))
+    note = ("Test: mean over seeds of the per-seed final perplexity (last 3 evaluations) SGRLD - SCIR > 0, "
+            f"{BAND}." + ("" if g["n"] > 1 else " " + ONE_SEED))
     return Claim(id="SCIR-Fig3a", paper=PAPER, claim=CLAIMS["Fig3a"], measured=measured, holds=None,
                  scale=lda_scale(trace, settings, profile), paper_value="curves only (no numbers in the text)",
                  details={"final_perplexity": {f"{m}/{s}": round(float(v), 2) for (m, s), v in f.items()}},
@@ -373,7 +387,7 @@ def check_sfiga(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """"Quite competitive" with collapsed Gibbs: the better SG method's final perplexity (mean over seeds) within
     10% of CGS's final perplexity (CGS run for ``cgs_iter`` full sweeps; the README's reading, a fixed
     threshold). Margin = 0.10 - gap; sd: leave-one-seed-out jackknife of the gap (a ratio with a minimum over
-    methods, not a mean)."""
+    methods, not a mean), n - 1 degrees of freedom for n seeds."""
     per = _final(trace, "perplexity")
     f = per.groupby(level="method").mean()
     if "CGS" not in f.index:
@@ -383,7 +397,9 @@ def check_sfiga(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     gap = sfiga_gap(per, seeds)
     sd = jackknife_sd(seeds, lambda kept: sfiga_gap(per, kept))
     evidence = (Evidence(f"{100 * SFIGA_WITHIN:g}% minus the better SG method's final perplexity above CGS's",
-                         SFIGA_WITHIN - gap, sd, f"leave-one-seed-out jackknife over the {len(seeds)} seeds"),
+                         SFIGA_WITHIN - gap, sd,
+                         f"leave-one-seed-out jackknife over the {len(seeds)} seeds, {len(seeds) - 1} df",
+                         len(seeds) - 1),
                 ) if len(seeds) > 1 else ()
     measured = (", ".join(f"{m} {v:.1f}" for m, v in f.items()) + f"; best SG method {100 * gap:+.1f}% vs CGS "
                 f"(sd between runs {100 * sd:.1f} points)")
@@ -393,7 +409,7 @@ def check_sfiga(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
                  details={"final_perplexity": {m: round(float(v), 2) for m, v in f.items()}, "gap": round(gap, 4),
                           "gap_sd": sd},
                  note="Test: the better SG method's final perplexity at most 10% above CGS's (our reading of 'quite "
-                      "competitive'; the supplement's figure is not available), against 2 sds between runs."
+                      f"competitive'; the supplement's figure is not available), {BAND}."
                       + ("" if len(seeds) > 1 else " " + ONE_SEED))
 
 
@@ -430,7 +446,7 @@ def check_fig3b(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     each against its spread between seeds: test log-predictive SCIR - SGRLD > 0 (higher is better; paired by
     seed); SGRLD's sd over seeds - SCIR's > 0 ("lower variance over seeds"; jackknife sd); occupied clusters
     SGRLD - SCIR > 0 (:func:`fig3b_cluster_gap`; "many more clusters than needed": a difference in the paper's
-    direction that the seeds resolve)."""
+    direction that the seeds resolve). Every sd comes from the n seeds: n - 1 degrees of freedom."""
     t = trace[trace["method"].isin(["SCIR", "SGRLD"])]
     lp = _final(t, "log_predictive")
     nc = _final(t, "n_clusters", 1)
@@ -449,12 +465,15 @@ def check_fig3b(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
         steadier = {"margin": sd_gap(seeds), "sd": jackknife_sd(seeds, sd_gap)}
     if n > 1:
         evidence = (Evidence("final test log-predictive per user SCIR - SGRLD", better["mean"], better["sd"],
-                             f"sd of the {n} seeds' (SCIR - SGRLD) / sqrt({n})"),)
+                             f"sd of the {better['n']} seeds' (SCIR - SGRLD) / sqrt({better['n']}), "
+                             f"{better['n'] - 1} df", better["n"] - 1),)
         if n > 2:
             evidence += (Evidence("sd over seeds of the final log-predictive SGRLD - SCIR", steadier["margin"],
-                                  steadier["sd"], f"leave-one-seed-out jackknife over the {n} seeds"),)
+                                  steadier["sd"], f"leave-one-seed-out jackknife over the {n} seeds, {n - 1} df",
+                                  n - 1),)
         evidence += (Evidence("final occupied clusters SGRLD - SCIR", cl["diff"], cl["sd"],
-                              f"sd of the {cl['n']} seeds' (SGRLD - SCIR) / sqrt({cl['n']})"),)
+                              f"sd of the {cl['n']} seeds' (SGRLD - SCIR) / sqrt({cl['n']}), {cl['n'] - 1} df",
+                              cl["n"] - 1),)
     measured = (f"final test log-predictive per user SCIR {sc_.mean():.4f} (sd over seeds "
                 f"{sc_.std(ddof=1) if n > 1 else float('nan'):.4f}), SGRLD {sg.mean():.4f} (sd "
                 f"{sg.std(ddof=1) if n > 1 else float('nan'):.4f}): SCIR - SGRLD {better['mean']:+.4f} (sd between runs "
@@ -470,7 +489,7 @@ def check_fig3b(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
                                           "per_seed": {int(k): float(v) for k, v in cl["paired"].items()}},
                           "final_log_predictive": {f"{m}/{s}": round(float(v), 5) for (m, s), v in lp.items()},
                           "final_clusters": {f"{m}/{s}": int(v) for (m, s), v in nc.items()}},
-                 note="Test: three comparisons, each against 2 sds between runs measured from the seeds: mean final "
+                 note=f"Test: three comparisons, each {BAND}: mean final "
                       "log-predictive SCIR - SGRLD > 0, sd over seeds SGRLD - SCIR > 0 (needs 3+ seeds: its "
                       "jackknife leaves one out), mean final occupied clusters SGRLD - SCIR > 0. The paper's 'lower "
                       "log predictive test score' is read as a loss; here the log-predictive itself is plotted "
@@ -481,8 +500,9 @@ def check_fig3b(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
 
 def check_sfigb(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """Final test log-predictive (mean of the last 3 evaluations per seed): Gibbs - SCIR and SCIR - SGRLD, means over
-    seeds of the per-seed differences, each above 0 ("clearly better", "still beats") against 2 sds between
-    runs (the differences' sd / sqrt(n)): an ordering of the means within the seeds' spread, as an SGRLD stuck
+    seeds of the per-seed differences, each above 0 ("clearly better", "still beats") against its band between
+    runs (Student's t at the coverage of 2 normal sds times the differences' sd / sqrt(n), n - 1 degrees of
+    freedom): an ordering of the means within the seeds' spread, as an SGRLD stuck
     exactly where SCIR is would give, is undecided, not a pass. Needs 2+ seeds (not checked otherwise)."""
     per = _final(trace, "log_predictive")
     f = per.groupby(level="method").mean()
@@ -493,7 +513,7 @@ def check_sfigb(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
     sd = per.groupby(level="method").std(ddof=1)
     gaps = {f"{hi} - {lo}": paired_gap(per.loc[hi], per.loc[lo]) for hi, lo in (("Gibbs", "SCIR"), ("SCIR", "SGRLD"))}
     evidence = tuple(Evidence(f"final test log-predictive per user {k}", g["mean"], g["sd"],
-                              f"sd of the {g['n']} seeds' differences / sqrt({g['n']})")
+                              f"sd of the {g['n']} seeds' differences / sqrt({g['n']}), {g['n'] - 1} df", g["n"] - 1)
                      for k, g in gaps.items() if g["n"] > 1)
     measured = (", ".join(f"{m} {v:.4f}" for m, v in f.sort_values(ascending=False).items()) + "; "
                 + ", ".join(f"{k} = {g['mean']:+.4f} (sd between runs {g['sd']:.4f})" for k, g in gaps.items()))
@@ -504,5 +524,5 @@ def check_sfigb(trace: pd.DataFrame, settings: dict, profile: str) -> Claim:
                           "sd_over_seeds": {m: round(float(v), 5) for m, v in sd.items()},
                           "gaps": {k: {"mean": g["mean"], "sd": g["sd"], "n": g["n"]} for k, g in gaps.items()}},
                  note="Test: mean over seeds of the per-seed differences of the final test log-predictive (last 3 "
-                      "evaluations), Gibbs - SCIR and SCIR - SGRLD, each > 0 against 2 sds between runs."
+                      f"evaluations), Gibbs - SCIR and SCIR - SGRLD, each > 0 {BAND}."
                       + ("" if evidence else " " + ONE_SEED))

@@ -4,7 +4,9 @@ Per item: the paper's claim in one sentence (:data:`CLAIMS`) and a pure ``check_
 :class:`~scalable_bayes.reporting.Claim` (no I/O, no plotting). The thresholds that turn the paper's words
 into a test are in each check's docstring and the claim's ``note``; README.md beside this file gives the
 reasons. A checked claim's verdict follows from its :class:`~scalable_bayes.reporting.Evidence`: per comparison
-the margin and its sd between independent runs, measured from the item's seeds (README.md, 'Verdicts').
+the margin and its sd between independent runs, measured from the item's seeds (README.md, 'Verdicts'), with
+the degrees of freedom of that sd (``n - 1`` for an sd from ``n`` seeds or segments), so that the band a margin
+must clear is Student's t at the coverage of two normal sds (:func:`scalable_bayes.reporting.band_factor`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import erf
 
-from scalable_bayes.reporting import Claim, Evidence
+from scalable_bayes.reporting import Claim, Evidence, band_factor
 
 from .data import angle_edges, toy_bin_masses, toy_density
 from .static import APPD_PAPER_MODES, FIG1_SPEC, FIG2_SPEC, TAB1_SPEC, appd_modes
@@ -186,12 +188,30 @@ def jackknife_sd(units: list, stat) -> float:
 
 def tv_evidence_stats(chains: list[np.ndarray], p_true: np.ndarray, p_corrupt: np.ndarray) -> dict:
     """:func:`tv_margin` over the spread units of ``chains`` (:func:`spread_units`) with the jackknife sd of its
-    margin over them (the margin is a pooled statistic, not a mean)."""
+    margin over them (the margin is a pooled statistic, not a mean).
+
+    Returns
+    -------
+    dict
+        :func:`tv_margin`'s keys, ``sd`` (the jackknife sd), ``n_units`` (the seeds, or one seed's segments),
+        ``df`` (``n_units - 1``: the degrees of freedom of a leave-one-out jackknife over ``n_units``
+        independent units) and ``sd_from`` (in words)."""
     units, how = spread_units(chains)
     m = tv_margin(units, p_true, p_corrupt)
     sd = jackknife_sd(units, lambda u: tv_margin(u, p_true, p_corrupt)["margin"])
-    return {**m, "sd": sd, "sd_from": f"leave-one-out (jackknife) over {how}: the pooled histogram, its floor and "
-                                       "its tolerance recomputed without each"}
+    n = len(units)
+    return {**m, "sd": sd, "n_units": n, "df": n - 1,
+            "sd_from": f"leave-one-out (jackknife) over {how}: the pooled histogram, its floor and its tolerance "
+                       f"recomputed without each; {n - 1} df"}
+
+
+def satterthwaite_df(variances, dfs) -> float | None:
+    """Welch-Satterthwaite degrees of freedom of a sum of independent variance estimates,
+    (sum v_i)^2 / sum(v_i^2 / df_i); None when the sum is 0 (nothing estimated)."""
+    v = np.asarray(variances, float)
+    d = np.asarray(dfs, float)
+    den = float(np.sum(v * v / d))
+    return float(np.sum(v)) ** 2 / den if den > 0 else None
 
 
 def angle_bins(theta, edges) -> np.ndarray:
@@ -248,16 +268,17 @@ def check_fig3(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
     0.1-rad histogram and the exact bin masses, minus its Monte Carlo floor (the i.i.d. floor at the chains'
     per-bin MCSE), below the tolerance: what half the bias of the target at temperature 1.5 (what V = 0 in eq. 8
     gives SGGMC here) would show at the same MCSE (:func:`tv_margin`). Its sd: the jackknife over the seeds
-    (one seed: over its chain's segments). GMC (exact) and the variants without the correction (V = 0 in eq. 8:
-    injected variance 2C eps instead of (2C - eps V) eps, so the total is 2C eps + eps^2 V) are reported, not
-    tested."""
+    (one seed: over its chain's segments), with ``n - 1`` degrees of freedom for ``n`` seeds or segments. GMC
+    (exact) and the variants without the correction (V = 0 in eq. 8: injected variance 2C eps instead of
+    (2C - eps V) eps, so the total is 2C eps + eps^2 V) are reported, not tested."""
     m = fig3_metrics(t, settings)
     missing = [k for k in FIG3_TESTED if k not in m]
     if missing:
         return Claim(id="SGGMC-Fig3", paper=PAPER, claim=CLAIMS["Fig3"], measured=f"no runs of {missing}",
                      holds=None, scale=fig3_scale(t, settings, profile), note="Not checked: methods missing.")
     evidence = tuple(Evidence(f"{k}: TV excess over the Monte Carlo floor below half the T = {TEMPER:g} "
-                              "corruption's (TV)", m[k]["margin"], m[k]["sd"], m[k]["sd_from"]) for k in FIG3_TESTED)
+                              "corruption's (TV)", m[k]["margin"], m[k]["sd"], m[k]["sd_from"], m[k]["df"])
+                     for k in FIG3_TESTED)
     measured = "; ".join(f"{k} TV {v['tv']:.4f} (Monte Carlo floor {v['floor']:.4f}, excess {v['excess']:+.4f}, "
                          f"tolerance {v['tolerance']:.4f})" for k, v in m.items())
     any_m = next(iter(m.values()))
@@ -274,7 +295,9 @@ def check_fig3(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
                       f"the target's tempering to T = {TEMPER:g} would add at the same MCSE (T = 1.5 is what V = 0 in "
                       f"eq. 8 does to SGGMC here; its TV to the truth is {any_m['tv_tempered']:.3f}): 'no obvious "
                       "corruption' read as nearer the truth than the uncorrected sampler's target. The sd is the "
-                      "jackknife over the seeds. '-V0' rows: the same samplers with V = 0 in eq. 8, reported only.")
+                      "jackknife over the seeds (n - 1 df for n seeds; the band is Student's t at the coverage of 2 "
+                      "normal sds, 3.31 sds at 4 seeds). '-V0' rows: the same samplers with V = 0 in eq. 8, reported "
+                      "only.")
 
 
 # ---------------------------------------------------------------------------- Fig. 4: two-vMF posterior (Sec. 5.2)
@@ -324,8 +347,10 @@ def fig4_scale(t: pd.DataFrame, truth: pd.DataFrame, settings: dict, profile: st
 def fig4_metrics(t: pd.DataFrame, truth: pd.DataFrame, settings: dict) -> dict:
     """method -> :func:`tv_evidence_stats` of the pooled 2-D histogram against the grid's cell masses (tolerance
     from the grid posterior at temperature ``TEMPER``); the mass nearer App. D's first mode (pooled, with its
-    batch-means MCSE, per seed, and its sd: the larger of the seeds' sd / sqrt(n) and the MCSE) and the number
-    of mode switches per chain."""
+    batch-means MCSE, per seed, and its sd and df: of the seeds' sd / sqrt(n) (n - 1 df) and the MCSE (the
+    Satterthwaite df of the chains' batch-means variances, ``N_BATCHES - 1`` each), the one whose band
+    (:func:`scalable_bayes.reporting.band_factor` of its df times it) is wider) and the number of mode switches
+    per chain."""
     edges = hist2d_edges(settings)
     h = settings["hist_bins"]
     p = truth_bin_masses(truth, settings)
@@ -344,14 +369,24 @@ def fig4_metrics(t: pd.DataFrame, truth: pd.DataFrame, settings: dict) -> dict:
             switches.append(int(np.count_nonzero(np.diff(side))))
         m1, m1_se = pooled_histogram(sides, 2)
         units, how = spread_units(sides)
+        n_units = len(units)
         per_unit = np.array([float(np.mean(u)) for u in units])
-        sd_units = float(per_unit.std(ddof=1)) / math.sqrt(len(units))
+        sd_units = float(per_unit.std(ddof=1)) / math.sqrt(n_units)
+        mcse = float(m1_se[1])
+        # the pooled MCSE^2 is a sum of the chains' batch-means variances, each with N_BATCHES - 1 df
+        df_mcse = satterthwaite_df([batch_means(s, 2)[1][1] for s in sides], [N_BATCHES - 1] * len(sides))
+        # two measurements of one spread: the one whose band (Student's t of its df x sd) is wider decides
+        units_wider = band_factor(n_units - 1) * sd_units >= (band_factor(df_mcse) * mcse if df_mcse else 0.0)
+        mode1_sd, mode1_df = (sd_units, n_units - 1) if units_wider else (mcse, df_mcse)
+        mcse_txt = (f"{df_mcse:.0f} df, Satterthwaite over the chains' {N_BATCHES} batches each" if df_mcse
+                    else "no batch-to-batch variation")
         out[method] = {**tv_evidence_stats(chains, p, p_hot), "mode1_mass": float(m1[1]),
-                       "mode1_mcse": float(m1_se[1]), "mode1_mass_true": p_mode1,
+                       "mode1_mcse": mcse, "mode1_mass_true": p_mode1,
                        "mode1_mass_per_seed": [round(float(np.mean(s)), 4) for s in sides],
-                       "mode1_sd": max(sd_units, float(m1_se[1])),
-                       "mode1_sd_from": f"the larger of the sd over {how} / sqrt({len(units)}) ({sd_units:.4f}) and "
-                                        f"the pooled batch-means MCSE ({float(m1_se[1]):.4f})",
+                       "mode1_sd": mode1_sd, "mode1_df": mode1_df,
+                       "mode1_sd_from": f"the one with the wider band of two: the sd over {how} / sqrt({n_units}) "
+                                        f"({sd_units:.4f}, {n_units - 1} df) and the pooled batch-means MCSE "
+                                        f"({mcse:.4f}, {mcse_txt}); here the {'first' if units_wider else 'second'}",
                        "mode_switches": switches, "n_chains": len(chains)}
     return out
 
@@ -363,11 +398,12 @@ FIG4_FAIL_NOTE = ("Where it does not hold: the deciding experiments (the minibat
 
 def check_fig4(t: pd.DataFrame, truth: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """SGGMC (pooled over seeds), two Evidence: (i) the modes' weights: |m1 - m1_true| below ``FIG4_WEIGHT_TOL``
-    (0.1), m1 the sampled mass nearer App. D's first mode, m1_true the grid's; sd the larger of the seeds' sd /
-    sqrt(n) and the batch-means MCSE (two measurements of the same spread; with two seeds the first has one
-    degree of freedom); (ii) 'no observable corruption': the 2-D histogram's TV to the grid's cell masses minus
-    its Monte Carlo floor below half the T = 1.5 corruption's at the same MCSE (as Fig. 3, :func:`tv_margin`),
-    sd the jackknife over the seeds. GMC (and SGGMC on the full data set, if run) is reported beside. The
+    (0.1), m1 the sampled mass nearer App. D's first mode, m1_true the grid's; sd: of the seeds' sd / sqrt(n)
+    (n - 1 df) and the batch-means MCSE (its batches' df), two measurements of the same spread, the one with the
+    wider band (Student's t of its df times it; with two seeds the first has one degree of freedom, a band of
+    13.97 sds); (ii) 'no observable corruption': the 2-D histogram's TV to the grid's cell masses minus its Monte
+    Carlo floor below half the T = 1.5 corruption's at the same MCSE (as Fig. 3, :func:`tv_margin`), sd the
+    jackknife over the seeds (n - 1 df). GMC (and SGGMC on the full data set, if run) is reported beside. The
     paper's 'equal-weighted' is App. D's approximation: the exact posterior of a data set has its own weights
     (``mode1_mass_true``). Mode switches per chain are reported: a chain stuck in one mode moves m1 by its
     share of the draws and widens the seeds' sd."""
@@ -378,9 +414,9 @@ def check_fig4(t: pd.DataFrame, truth: pd.DataFrame, settings: dict, profile: st
     s = m[FIG4_TESTED]
     weights = Evidence(f"SGGMC: mass nearer App. D's first mode within {FIG4_WEIGHT_TOL:g} of the exact posterior's",
                        FIG4_WEIGHT_TOL - abs(s["mode1_mass"] - s["mode1_mass_true"]), s["mode1_sd"],
-                       s["mode1_sd_from"])
+                       s["mode1_sd_from"], s["mode1_df"])
     tv = Evidence(f"SGGMC: 2-D TV excess over the Monte Carlo floor below half the T = {TEMPER:g} corruption's (TV)",
-                  s["margin"], s["sd"], s["sd_from"])
+                  s["margin"], s["sd"], s["sd_from"], s["df"])
     measured = (f"exact posterior mass nearer mode 1: {s['mode1_mass_true']:.3f} (App. D: 0.5); "
                 + "; ".join(f"{k}: mode-1 mass {v['mode1_mass']:.3f} (per seed {v['mode1_mass_per_seed']}, sd "
                             f"{v['mode1_sd']:.3f}), switches per chain {v['mode_switches']}, 2-D TV {v['tv']:.3f} "
@@ -393,12 +429,14 @@ def check_fig4(t: pd.DataFrame, truth: pd.DataFrame, settings: dict, profile: st
                           "verdicts": {"weights": weights.verdict, "tv": tv.verdict}},
                  evidence=(weights, tv),
                  note="Tests on SGGMC pooled over seeds: (i) the mass nearer App. D's first mode within "
-                      f"{FIG4_WEIGHT_TOL:g} of the exact grid posterior's (sd: the larger of the seeds' sd / sqrt(n) "
-                      "and the batch-means MCSE); (ii) the TV between the "
+                      f"{FIG4_WEIGHT_TOL:g} of the exact grid posterior's (sd: of the seeds' sd / sqrt(n), n - 1 df, "
+                      "and the batch-means MCSE, with its batches' df, the one with the wider band); (ii) the TV "
+                      "between the "
                       f"{settings['hist_bins']}x{settings['hist_bins']} histogram and the grid's cell masses, minus "
                       "its Monte Carlo floor, below what half the grid posterior's tempering to T = 1.5 would add at "
-                      "the same MCSE (as Fig. 3; sd: jackknife over the seeds). The exact mode weights are those of "
-                      "our data set, not 0.5: App. D's symmetry is approximate (the prior favours the mode whose "
+                      "the same MCSE (as Fig. 3; sd: jackknife over the seeds, n - 1 df). Each margin is weighed "
+                      "against Student's t band for its df (13.97 sds at 2 seeds' 1 df). The exact mode weights are "
+                      "those of our data set, not 0.5: App. D's symmetry is approximate (the prior favours the mode whose "
                       "angles are nearer e1, and the sampled data's two clusters are not exactly where they were "
                       "generated). SGGMC-full (if run): the same eps, C and L on the full data set; within its "
                       "tolerance, it places a failure of (ii) on the minibatch noise rather than the integrator.",
@@ -468,7 +506,8 @@ def fig5_paired_gaps(last: pd.DataFrame, corpus: str, a: str, b: str, col: str) 
 
 def fig5_evidence(last: pd.DataFrame, corpora, col: str) -> tuple[list[Evidence], dict, dict]:
     """One Evidence per corpus and ordering of :data:`FIG5_ORDER` whose two methods ran with 2+ common seeds:
-    margin the mean over seeds of the paired gap (b - a, nats), sd the gaps' sd / sqrt(n). Also the mean gap of
+    margin the mean over seeds of the paired gap (b - a, nats), sd the gaps' sd / sqrt(n) with ``n - 1`` degrees
+    of freedom (the band: Student's t, 13.97 sds at 2 seeds). Also the mean gap of
     every ordering that ran ({name: gap}, 1 seed included) and {name: part of the claim}."""
     evidence, gaps, parts = [], {}, {}
     for corpus in corpora:
@@ -481,7 +520,7 @@ def fig5_evidence(last: pd.DataFrame, corpora, col: str) -> tuple[list[Evidence]
             if len(gap) >= 2:
                 n = len(gap)
                 evidence.append(Evidence(name, float(gap.mean()), float(gap.std(ddof=1)) / math.sqrt(n),
-                                         f"sd of the {n} seeds' paired gaps / sqrt({n})"))
+                                         f"sd of the {n} seeds' paired gaps / sqrt({n}), {n - 1} df", n - 1))
     return evidence, gaps, parts
 
 
@@ -510,9 +549,11 @@ def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """At the end of the common time budget, per corpus, one Evidence per ordering 'a below b' of
     :data:`FIG5_ORDER` (each sampler below VI and below StoVI; SGGMC / gSGNHT lowest; gSGNHT below SGGMC;
     minibatch below full batch; full-batch SGGMC / gSGNHT below GMC-apprMH / GMC-bGibbs): margin the mean over
-    seeds of b's final log-perplexity minus a's (paired by seed), sd the paired gaps' sd / sqrt(n): the seeds'
-    own spread, which between two runs moved the SG methods by up to 43 nats while the estimator's error is
-    0.01-0.03 nats. With one seed the spread is not measured and the claim is not checked (the orderings are
+    seeds of b's final log-perplexity minus a's (paired by seed), sd the paired gaps' sd / sqrt(n) with n - 1
+    degrees of freedom (so the band is Student's t at the coverage of 2 normal sds: 13.97 sds with 2 seeds, 4.53
+    with 3; two seeds decide only an ordering that is large against the gap between them): the seeds' own
+    spread, which between two runs moved the SG methods by up to 43 nats while the estimator's error is 0.01-0.03
+    nats. With one seed the spread is not measured and the claim is not checked (the orderings are
     reported); ``fig5.n_seeds: 2`` checks it.
     The margins use the importance-sampling estimate of the final states (ours) when the runs have it: it
     estimates the same quantity as the paper's prior draws (Sec. 5.3) but converges, while the prior-draw
@@ -552,7 +593,8 @@ def check_fig5(t: pd.DataFrame, settings: dict, profile: str) -> Claim:
                      "runs) is unmeasured")
     note = ("Test: at the end of the common time budget per series (the sampler's CPU time unless budget_clock is "
             "wall), one comparison per corpus and ordering, 'a below b' by the mean over seeds of the paired gap in "
-            "final log-perplexity, against twice its sd over the seeds (sd of the gaps / sqrt(n)): "
+            "final log-perplexity, against its band: Student's t at the coverage of 2 normal sds times its sd over "
+            "the seeds (sd of the gaps / sqrt(n), n - 1 df: 13.97 sds with 2 seeds, 4.53 with 3): "
             + "; ".join(f"{a} below {b}" for a, b, _ in FIG5_ORDER)
             + ". The log-perplexity is estimated by importance sampling (ours; the same quantity as the paper's "
               "prior-draw estimate, converged: the same value with 4x the draws), with the paper's estimate beside "

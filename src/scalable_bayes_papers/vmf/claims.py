@@ -8,8 +8,11 @@ Verdicts. Each comparison is an :class:`~scalable_bayes.reporting.Evidence`: its
 positive margin supports the claim) and its sd between independent runs. Figs 1, 2, 4 and 5 compare analytic
 approximations with an exact ODE solve or series on fixed grids of radii: no random draw enters, so their sd
 is 0 (``sd_from`` "deterministic: ..."). Fig. 3 (clustering from random initialisations) takes its sd from
-the seeds (leave-one-seed-out jackknife of each worst-cell statistic); Table 1's subsampled corpora take the
-spread of their counts over data seeds, measured once (:data:`TAB1_SUBSAMPLE_SD`).
+the seeds (leave-one-seed-out jackknife of each worst-cell statistic, ``n - 1`` degrees of freedom for ``n``
+seeds); Table 1's subsampled corpora take the spread of their counts over data seeds, measured once
+(:data:`TAB1_SUBSAMPLE_SD`, from 10 data seeds: :data:`TAB1_SUBSAMPLE_DF` = 9 degrees of freedom). An sd with
+stated degrees of freedom widens the band a margin must clear to Student's t at the coverage of two normal sds
+(:func:`scalable_bayes.reporting.band_factor`: 13.97 sds at 2 seeds' 1 df, 2.32 at 9 df).
 """
 
 from __future__ import annotations
@@ -290,20 +293,21 @@ def fig3_evidence(df, controls=()) -> tuple:
     One :class:`Evidence` per tolerance of :data:`FIG3_TOLS` (margin = tolerance - the worst cell) and one per
     control (margin = the smallest ``gap`` of :func:`fig3_closer_than_control` over the cells and seeds it ran);
     each sd is the leave-one-seed-out jackknife of its statistic (a maximum or minimum over cells and seeds, not
-    a mean). Empty with fewer than 2 seeds (the spread is unknown).
+    a mean), with ``n - 1`` degrees of freedom for the ``n`` seeds it is taken over (the band: Student's t, 13.97
+    sds at 2 seeds). Empty with fewer than 2 seeds (the spread is unknown).
     """
     paper = df[~df.dataset.astype(str).str.contains("_svd")]
     seeds = sorted(paper.seed.unique())
     if len(seeds) < 2:
         return ()
     n = len(seeds)
-    jk = f"leave-one-seed-out jackknife over the {n} seeds"
+    jk = f"leave-one-seed-out jackknife over the {n} seeds, {n - 1} df"
 
     def worst(col):
         return lambda kept: float(_fig3_pair_stats(paper[paper.seed.isin(kept)], "mean")[col].max())
 
     ev = [Evidence(f"{name}: {tol:g} minus the worst cell of the paper's corpora", tol - worst(col)(seeds),
-                   _jackknife_sd(seeds, worst(col)), jk) for col, (name, tol) in FIG3_TOLS.items()]
+                   _jackknife_sd(seeds, worst(col)), jk, n - 1) for col, (name, tol) in FIG3_TOLS.items()]
     for c in controls:
         cl = fig3_closer_than_control(paper, c)
         if not len(cl):
@@ -319,7 +323,8 @@ def fig3_evidence(df, controls=()) -> tuple:
         ev.append(Evidence(f"closed forms closer to movMF than the {c.removeprefix('mean_')} control: smallest "
                            "(control - closed forms) |delta exact LL| per document (nats)", least(cseeds),
                            _jackknife_sd(cseeds, least),
-                           f"leave-one-seed-out jackknife over the {len(cseeds)} seeds the control ran"))
+                           f"leave-one-seed-out jackknife over the {len(cseeds)} seeds the control ran, "
+                           f"{len(cseeds) - 1} df", len(cseeds) - 1))
     return tuple(ev)
 
 
@@ -434,12 +439,15 @@ def check_fig3(df: pd.DataFrame, settings: dict, profile: str) -> Claim:
 #: whole corpora: their counts do not depend on a seed.
 TAB1_SUBSAMPLE_SD = {"classic300": {"n_docs": 0.0, "n_terms": 63.2},
                      "news20_small": {"n_docs": 0.95, "n_terms": 589.2}}
+#: Degrees of freedom of :data:`TAB1_SUBSAMPLE_SD`: the sample sd (ddof 1) of 10 data seeds' counts, 10 - 1
+TAB1_SUBSAMPLE_DF = 9
 
 
 def _tab1_fields(df, rel_tol=0.1):
     """Class counts equal to the paper's (deterministic: the classes do not depend on the subsample), and the
     document and term counts within ``rel_tol`` of the paper's, each decided by the data set whose margin is
-    least clear (smallest margin / sd; sd from :data:`TAB1_SUBSAMPLE_SD`, 0 for whole corpora)."""
+    least clear (smallest margin / sd; sd from :data:`TAB1_SUBSAMPLE_SD` with :data:`TAB1_SUBSAMPLE_DF` degrees of
+    freedom, so its band is Student's t, 2.32 sds; 0 for whole corpora)."""
     ok_classes = bool((df.classes == df.paper_classes).all())
     docs_dev = (df.n_docs - df.paper_docs).abs() / df.paper_docs
     terms_dev = (df.n_terms - df.paper_terms).abs() / df.paper_terms
@@ -454,7 +462,9 @@ def _tab1_fields(df, rel_tol=0.1):
         ds, m, sd = min(rows, key=lambda r: r[1] / r[2] if r[2] > 0 else np.sign(r[1]) * np.inf)
         evidence.append(Evidence(f"{what}: {rel_tol:.0%} minus |relative deviation from the paper's| ({ds})", m, sd,
                                  f"sd of {ds}'s {what} over data seeds 0-9 (measured once, TAB1_SUBSAMPLE_SD) / the "
-                                 "paper's count" if sd > 0 else "deterministic: a whole corpus, no subsample"))
+                                 f"paper's count, {TAB1_SUBSAMPLE_DF} df" if sd > 0
+                                 else "deterministic: a whole corpus, no subsample",
+                                 TAB1_SUBSAMPLE_DF if sd > 0 else None))
     return {
         "claim": "Data sets of the clustering experiment: classic3 (3 classes, 3,891 docs, 4,674 terms), classic300 "
                  "(3, 300, 2,551), news20 (20, 18,803, 28,571), news20-small (20, 2,000, 16,218).",
@@ -463,7 +473,8 @@ def _tab1_fields(df, rel_tol=0.1):
         "evidence": tuple(evidence),
         "paper_value": "see claim",
         "details": {"max_rel_dev_docs": float(docs_dev.max()), "max_rel_dev_terms": float(terms_dev.max()),
-                    "rel_tol": rel_tol, "classes_equal": ok_classes, "subsample_sd": TAB1_SUBSAMPLE_SD},
+                    "rel_tol": rel_tol, "classes_equal": ok_classes, "subsample_sd": TAB1_SUBSAMPLE_SD,
+                    "subsample_sd_df": TAB1_SUBSAMPLE_DF},
     }
 
 
