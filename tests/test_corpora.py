@@ -4,11 +4,13 @@ and the invariants every corpus must satisfy (l2-normalised tf-idf rows, no empt
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 from scalable_bayes.corpora import load_corpus, save_corpus
-from scalable_bayes.corpora.build import CORPORA, build_corpus, build_mnist, build_movielens, news20_messages
+from scalable_bayes.corpora.build import (CORPORA, build_corpus, build_mnist, build_movielens, news20_messages,
+                                          subsample_document_counts)
 from scalable_bayes.corpora.fetch import fetch_source
 
 pytestmark = pytest.mark.slow
@@ -79,6 +81,36 @@ def test_classic3_and_classic300(raw, tmp_path):
     back = load_corpus(tmp_path / "c300")
     assert (back.counts != small.counts).nnz == 0 and abs(back.tfidf - small.tfidf).max() == 0
     assert back.vocab == small.vocab and back.label_names == small.label_names
+
+
+def test_a_subsample_redraw_counts_what_the_build_of_that_seed_gives(raw, tmp_path):
+    """The dataset table's redraw of a per-class subsample (selection and vocabulary filters only) gives, for every
+    seed, the document count of the corpus built with that seed. news20_small's count depends on the seed (its
+    filters leave 0-2 messages empty: 2000, 2000, 2000, 1998 for seeds 1-4), classic300's does not (300). The table
+    built with 5 redraws gives news20_small an sd > 0 with 4 df, classic300 a measured sd 0 with 4 df, and KOS (a
+    seeded split, not a subsample) sd 0 without df; so does DATA-Tab's evidence."""
+    from scalable_bayes.corpora.summary import dataset_table
+    from scalable_bayes_papers.data.claims import check_datasets
+
+    seeds = [1, 2, 3, 4]
+    for name in ("news20_small", "classic300"):
+        built = [build_corpus(name, raw, {"seed": s}).counts.shape[0] for s in seeds]
+        assert subsample_document_counts(name, raw, {}, seeds) == built, name
+    assert len(set(built)) == 1 and built[0] == 300  # classic300: the last name of the loop
+    with pytest.raises(ValueError, match="not a per-class subsample"):
+        subsample_document_counts("kos", raw, {}, seeds)
+    dirs = []
+    for name, settings in (("news20_small", {"seed": 0}), ("classic300", {"seed": 0}), ("kos", {"seed": 0})):
+        save_corpus(build_corpus(name, raw, settings), tmp_path / name)
+        dirs.append(tmp_path / name)
+    t = dataset_table(dirs, raw=raw, redraws=5).set_index("corpus")
+    assert t.loc["news20_small", "documents_sd"] > 0 and t.loc["news20_small", "documents_sd_df"] == 4
+    assert t.loc["news20_small", "subsample_seed"] == 0 and len(t.loc["news20_small", "redraw_documents"].split()) == 5
+    assert t.loc["classic300", "documents_sd"] == 0 and t.loc["classic300", "documents_sd_df"] == 4
+    assert t.loc["kos", "documents_sd"] == 0 and pd.isna(t.loc["kos", "documents_sd_df"])
+    ev = {e.name.split(":")[0]: e for e in check_datasets(t.reset_index(), "test").evidence}
+    assert ev["news20_small"].sd > 0 and ev["news20_small"].df == 4 and ev["kos"].sd == 0 and ev["kos"].df is None
+    assert pd.isna(dataset_table(dirs[:1]).loc[0, "documents_sd"])  # no raw sources: not measured
 
 
 def test_kos_msweb_pubmed(raw):

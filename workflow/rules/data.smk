@@ -168,6 +168,7 @@ rule dataset_table:
     conda:
         CONDA_ENV
     input:
+        unpack(dataset_table_raw),
         meta=expand("data/processed/{corpus}/meta.json", corpus=config["data"]["table"]),
         code=code_inputs("dataset_table.py"),
     output:
@@ -180,6 +181,7 @@ rule dataset_table:
         claim="results/data/claims/DATA-Tab.json",
     params:
         profile=PROFILE,
+        redraws=config["data"]["subsample_redraws"],
     log:
         "logs/data/dataset_table.log",
     resources:

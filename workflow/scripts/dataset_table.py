@@ -7,7 +7,8 @@ from scalable_bayes.utils import save_table, setup_logging
 from scalable_bayes_papers.data.claims import check_datasets
 
 setup_logging(snakemake.log[0])
-df = dataset_table([Path(p).parent for p in snakemake.input.meta])
+raw = {name: Path(path) for name, path in snakemake.input.items() if name not in ("meta", "code")}
+df = dataset_table([Path(p).parent for p in snakemake.input.meta], raw=raw, redraws=snakemake.params.redraws)
 save_table(df, snakemake.output.csv)
 save_table(df, snakemake.output.md)
 write_claim(snakemake.output.claim, check_datasets(df, snakemake.params.profile))

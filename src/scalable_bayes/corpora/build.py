@@ -8,7 +8,9 @@ writes it with :func:`~scalable_bayes.corpora.store.save_corpus`.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +65,11 @@ class CorpusSpec:
         (``tests/test_config.py`` checks that their lists equal the catalogue's).
     has_tfidf
         Whether ``tfidf.npz`` is written beside the counts.
+    subsample_pool
+        For a per-class random subsample (its documents, hence its document count, depend on the seed):
+        ``subsample_pool(raw) -> (documents, label names)``, the documents it draws from (columns ``text``,
+        ``label``, ``doc_id``, ``split``); None for a corpus whose documents do not depend on a seed.
+        :func:`subsample_document_counts` redraws the subsample from it.
     """
 
     name: str
@@ -73,6 +80,7 @@ class CorpusSpec:
     paper_counts: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "tfidf"
     has_tfidf: bool = False
+    subsample_pool: Callable[[Raw], tuple[pd.DataFrame, list[str]]] | None = None
 
     def __post_init__(self):
         if self.kind not in CORPUS_KINDS:
@@ -213,35 +221,71 @@ def build_news20(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
                    notes=notes, tfidf=tfidf_vmf)
 
 
-def build_news20_small(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
-    """news20-small: messages shorter than 20 characters dropped, then 100 random messages per class
-    (paper: 2,000 documents, 16,218 terms), min_df = 2, max_df = 15%."""
+#: the vMF paper's per-class subsamples (news20-small, classic300): documents per class and min_df by default
+SUBSAMPLE_PER_CLASS, SUBSAMPLE_MIN_DF = 100, 2
+#: the vMF paper's max_df (App. A.6): terms in more than 15% of the documents are dropped
+VMF_MAX_DF = 0.15
+
+
+def _vmf_counts(texts, min_df: int) -> tuple[sp.csr_matrix, list[str]]:
+    """Counts over the vMF paper's vocabulary filters (App. A.6): SMART stop words, ``min_df``, max_df = 15%."""
+    return count_matrix(texts, token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(), min_df=min_df,
+                        max_df=VMF_MAX_DF)
+
+
+def _vmf_documents_left(term_ids: list[np.ndarray], min_df: int) -> int:
+    """Documents with a term left after :func:`_vmf_counts`'s document-frequency filters, from each document's
+    distinct terms (integer ids, stop words removed): scikit-learn's bounds, ``min_df <= df <= VMF_MAX_DF * n``."""
+    n = len(term_ids)
+    lens = np.fromiter((len(t) for t in term_ids), dtype=np.int64, count=n)
+    ids = np.concatenate(term_ids) if n else np.zeros(0, dtype=np.int64)
+    dfs = np.bincount(ids, minlength=int(ids.max()) + 1 if ids.size else 0)
+    keep = (dfs >= min_df) & (dfs <= VMF_MAX_DF * n)
+    return int((np.bincount(np.repeat(np.arange(n), lens), weights=keep[ids], minlength=n) > 0).sum())
+
+
+def _news20_small_pool(raw: Raw) -> tuple[pd.DataFrame, list[str]]:
+    """The messages news20-small draws from: duplicate bodies (header removed, whitespace-normalised) and bodies
+    shorter than 20 characters dropped; columns ``text`` (the body), ``label``, ``doc_id``, ``split``."""
     df, groups = _news20_bodies(raw)
     norm = df["body"].str.split().str.join(" ")
     df = df[~norm.duplicated(keep="first").to_numpy()].reset_index(drop=True)
     df = df[df["body"].str.strip().str.len() >= 20].reset_index(drop=True)
-    idx = _sample_per_class(df["label"].to_numpy(), _opt(settings, "per_class", 100), _opt(settings, "seed", 0))
+    return df.rename(columns={"body": "text"}), groups
+
+
+def build_news20_small(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
+    """news20-small: messages shorter than 20 characters dropped, then 100 random messages per class
+    (paper: 2,000 documents, 16,218 terms), min_df = 2, max_df = 15%."""
+    df, groups = _news20_small_pool(raw)
+    per_class, seed = _opt(settings, "per_class", SUBSAMPLE_PER_CLASS), _opt(settings, "seed", 0)
+    idx = _sample_per_class(df["label"].to_numpy(), per_class, seed)
     df = df.iloc[idx].reset_index(drop=True)
-    min_df = _opt(settings, "min_df", 2)
-    X, vocab = count_matrix(df["body"], token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(),
-                            min_df=min_df, max_df=0.15)
+    min_df = _opt(settings, "min_df", SUBSAMPLE_MIN_DF)
+    X, vocab = _vmf_counts(df["text"], min_df)
     return _finish("news20_small", X, vocab, df["doc_id"], df["label"], groups, df["split"], source="20news_bydate",
-                   settings={"min_df": min_df, "max_df": 0.15, "per_class": _opt(settings, "per_class", 100),
-                             "seed": _opt(settings, "seed", 0), "min_chars": 20, "stop_words": "SMART"},
+                   settings={"min_df": min_df, "max_df": VMF_MAX_DF, "per_class": per_class,
+                             "seed": seed, "min_chars": 20, "stop_words": "SMART"},
                    notes=[], tfidf=tfidf_vmf)
 
 
-def _classic(raw: Raw, name: str, per_class: int | None, min_df: int, seed: int) -> Corpus:
+def _classic_pool(raw: Raw) -> tuple[pd.DataFrame, list[str]]:
+    """The classic3 abstracts (CISI, CRAN, MED): columns ``text``, ``label``, ``doc_id``, ``split`` (all train)."""
     df = readers.read_classic3(raw["classic3"])
     colls = ["cisi", "cran", "med"]
-    labels = df["collection"].map({c: i for i, c in enumerate(colls)}).to_numpy()
+    df["label"] = df["collection"].map({c: i for i, c in enumerate(colls)}).to_numpy()
+    df["split"] = "train"
+    return df, colls
+
+
+def _classic(raw: Raw, name: str, per_class: int | None, min_df: int, seed: int) -> Corpus:
+    df, colls = _classic_pool(raw)
     if per_class is not None:
-        idx = _sample_per_class(labels, per_class, seed)
-        df, labels = df.iloc[idx].reset_index(drop=True), labels[idx]
-    X, vocab = count_matrix(df["text"], token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(),
-                            min_df=min_df, max_df=0.15)
-    return _finish(name, X, vocab, df["doc_id"], labels, colls, np.full(len(df), "train"), source="classic3",
-                   settings={"min_df": min_df, "max_df": 0.15, "per_class": per_class, "seed": seed,
+        df = df.iloc[_sample_per_class(df["label"].to_numpy(), per_class, seed)].reset_index(drop=True)
+    X, vocab = _vmf_counts(df["text"], min_df)
+    return _finish(name, X, vocab, df["doc_id"], df["label"].to_numpy(), colls, df["split"].to_numpy(),
+                   source="classic3",
+                   settings={"min_df": min_df, "max_df": VMF_MAX_DF, "per_class": per_class, "seed": seed,
                              "stop_words": "SMART"},
                    notes=[], tfidf=tfidf_vmf)
 
@@ -253,7 +297,8 @@ def build_classic3(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
 
 def build_classic300(raw: Raw, settings: Mapping[str, Any]) -> Corpus:
     """classic300: 100 random abstracts per collection (paper: 300 docs, 2,551 terms), min_df = 2."""
-    return _classic(raw, "classic300", _opt(settings, "per_class", 100), _opt(settings, "min_df", 2), _opt(settings, "seed", 0))
+    return _classic(raw, "classic300", _opt(settings, "per_class", SUBSAMPLE_PER_CLASS),
+                    _opt(settings, "min_df", SUBSAMPLE_MIN_DF), _opt(settings, "seed", 0))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -435,11 +480,11 @@ CORPORA: dict[str, CorpusSpec] = {
         CorpusSpec("news20", ("20news_bydate",), build_news20, "20 Newsgroups, headers and duplicates removed", "vmf",
                    {"classes": 20, "docs": 18803, "vocab": 28571}, has_tfidf=True),
         CorpusSpec("news20_small", ("20news_bydate",), build_news20_small, "100 messages per newsgroup", "vmf",
-                   {"classes": 20, "docs": 2000, "vocab": 16218}, has_tfidf=True),
+                   {"classes": 20, "docs": 2000, "vocab": 16218}, has_tfidf=True, subsample_pool=_news20_small_pool),
         CorpusSpec("classic3", ("classic3",), build_classic3, "CRAN + CISI + MED abstracts", "vmf",
                    {"classes": 3, "docs": 3891, "vocab": 4674}, has_tfidf=True),
         CorpusSpec("classic300", ("classic3",), build_classic300, "100 abstracts per classic3 collection", "vmf",
-                   {"classes": 3, "docs": 300, "vocab": 2551}, has_tfidf=True),
+                   {"classes": 3, "docs": 300, "vocab": 2551}, has_tfidf=True, subsample_pool=_classic_pool),
         CorpusSpec("news20_different", ("20news_bydate", "20news_matlab_vocab"), build_news20_different,
                    "baseball + space + atheism (20News-different)", "sggmc",
                    {"classes": 3, "train_docs": 1666, "test_docs": 1107, "vocab": 5000}, has_tfidf=True),
@@ -497,6 +542,63 @@ def build_corpus(name: str, raw: Raw, settings: Mapping[str, Any] | None = None)
     corpus.meta["description"] = spec.description
     corpus.meta["build_seconds"] = round(time.perf_counter() - t0, 3)
     return corpus
+
+
+def subsample_document_counts(name: str, raw: Raw, settings: Mapping[str, Any], seeds) -> list[int]:
+    """Document counts of a per-class subsample corpus as its build would give them with other subsample seeds.
+
+    The count of a per-class subsample is ``per_class`` x classes minus the documents its own vocabulary
+    filters leave empty (:func:`_finish` drops them), so it depends on the seed. For each seed this redraws the
+    selection with the builder's own function (:func:`_sample_per_class`) from the corpus's pool
+    (``CorpusSpec.subsample_pool``), applies the same vocabulary filters and counts the documents left with a
+    term; no count matrix, tf-idf, split or store is built. To stay cheap it tokenises each drawn document once,
+    however many redraws hold it (about half :func:`~scalable_bayes.corpora.text.count_matrix`'s time per
+    document, and without importing scikit-learn), as scikit-learn's word analyzer does with ``count_matrix``'s
+    arguments (lower case, ``SKLEARN_TOKENS``, the SMART stop words removed), and applies the
+    document-frequency bounds (:func:`_vmf_documents_left`); ``tests/test_corpora.py`` checks the counts
+    against builds.
+
+    Parameters
+    ----------
+    name : str
+        A corpus of :data:`CORPORA` with a ``subsample_pool`` (news20_small, classic300).
+    raw : mapping of str to path
+        Its raw sources (or their interim products), as :func:`build_corpus` takes them.
+    settings : mapping
+        The corpus settings it was built with (``meta["settings"]`` of the processed corpus): ``per_class``
+        and ``min_df`` (None or absent: the builder's defaults); its ``seed`` is ignored.
+    seeds : iterable of int
+        The subsample seeds to redraw with.
+
+    Returns
+    -------
+    list of int
+        The document count for each seed, in order.
+
+    Raises
+    ------
+    ValueError
+        for a corpus that is not a per-class subsample or a missing raw source.
+    """
+    spec = CORPORA.get(name)
+    if spec is None or spec.subsample_pool is None:
+        raise ValueError(f"corpus {name!r} is not a per-class subsample; those are "
+                         f"{sorted(n for n, s in CORPORA.items() if s.subsample_pool is not None)}")
+    missing = [s for s in spec.sources if s not in raw and INTERIM_OF.get(s) not in raw]
+    if missing:
+        raise ValueError(f"corpus {name!r} needs raw sources {missing} to redraw its subsample")
+    _verify_raw(raw, [s for s in spec.sources if s not in INTERIM_OF])
+    pool, _ = spec.subsample_pool({k: Path(v) for k, v in raw.items()})
+    labels, texts = pool["label"].to_numpy(), pool["text"].to_numpy()
+    per_class, min_df = _opt(settings, "per_class", SUBSAMPLE_PER_CLASS), _opt(settings, "min_df", SUBSAMPLE_MIN_DF)
+    picks = [_sample_per_class(labels, per_class, int(seed)) for seed in seeds]
+    drawn = np.unique(np.concatenate(picks)) if picks else np.zeros(0, dtype=np.int64)
+    tokens, stop = re.compile(SKLEARN_TOKENS), smart_stopwords()
+    words = [list(set(tokens.findall(texts[i].lower())) - stop) for i in drawn]  # each drawn document's terms
+    ids = pd.factorize(np.fromiter(itertools.chain.from_iterable(words), dtype=object))[0] if words else []
+    ends = np.cumsum([len(w) for w in words])
+    terms = dict(zip(drawn.tolist(), np.split(np.asarray(ids, dtype=np.int64), ends[:-1])))
+    return [_vmf_documents_left([terms[i] for i in idx.tolist()], min_df) for idx in picks]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,7 +8,11 @@ Every checked claim carries :class:`~scalable_bayes.reporting.Evidence`: per com
 measured effect minus the paper's threshold, positive for the claim) and the run-to-run sd of that margin,
 measured from the claim's own seeds (paired by seed: the sd of the per-seed margins / sqrt(n)), from
 within-job timing repeats (throughput) or, where an item runs one seed, from the run's own curves (Fig. 2);
-``sd_from`` says which. The verdict (holds / fails / undecided at this scale) follows from them.
+``sd_from`` says which. Each sd estimated from a finite number of values carries its degrees of freedom
+(``Evidence.df``: n - 1 for n seeds or repeats, the Welch-Satterthwaite value for a combination of such
+estimates), so that its band is Student's t of that df rather than 2 sds
+(:func:`scalable_bayes.reporting.band_factor`: 13.97 sds at 1 df, 2.87 at 4). The verdict (holds / fails /
+undecided at this scale) follows from them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.reporting import Claim, Evidence
+from scalable_bayes.reporting import Claim, Evidence, welch_df
 
 from .static import FIG1_SPEC, FIG4_SPEC, PAPER_DATASETS, TAB1_SPEC
 from .tables import time_to_reach
@@ -42,12 +46,34 @@ def seed_mean_se(values) -> tuple[float, float, int]:
 
 
 def _seed_evidence(name, margins, what) -> Evidence | None:
-    """Evidence from per-seed margins (paired by seed): their mean, sd = sd over seeds / sqrt(n); None with
-    fewer than 2 seeds (no spread to measure)."""
+    """Evidence from per-seed margins (paired by seed): their mean, sd = sd over seeds / sqrt(n) with n - 1
+    degrees of freedom; None with fewer than 2 seeds (no spread to measure)."""
     m, se, n = seed_mean_se(margins)
     if n < 2:
         return None
-    return Evidence(name, m, se, f"sd of the {n} seeds' {what} / sqrt({n})")
+    return Evidence(name, m, se, f"sd of the {n} seeds' {what} / sqrt({n}), {n - 1} df", df=n - 1)
+
+
+def _combined_df(parts) -> float | None:
+    """Welch-Satterthwaite degrees of freedom of ``sqrt(sum of sd_i^2)`` from independent estimates ``parts``
+    = [(sd_i, df_i), ...]: (sum v_i)^2 / sum(v_i^2 / df_i) with v_i = sd_i^2, by chaining
+    :func:`scalable_bayes.reporting.welch_df` (exact: each step keeps that ratio). None when no part states
+    its df or every sd is 0."""
+    sd, df = 0.0, None
+    for s_i, df_i in parts:
+        df = welch_df(sd, df, float(s_i), df_i)
+        sd = float(np.hypot(sd, s_i))
+    return df
+
+
+def _finite_or_none(x) -> float | None:
+    """``x`` as a float, None when it is missing or NaN (a degrees-of-freedom column of a table)."""
+    return None if x is None or not np.isfinite(float(x)) else float(x)
+
+
+def _df_txt(e: Evidence) -> str:
+    """", 4 df" for an evidence whose sd states its degrees of freedom, else ""."""
+    return f", {e.df:.3g} df" if e.df is not None else ""
 
 
 def log_lead(t_first, t_other, last_first, last_other) -> float:
@@ -67,15 +93,53 @@ def log_lead(t_first, t_other, last_first, last_other) -> float:
     return float("nan")
 
 
-def ll_noise(curve: pd.DataFrame) -> float:
-    """Evaluation-to-evaluation noise of one held-out LL curve (nats/word): the root mean square of its second
-    differences over the last half of its evaluations (at least 3) / sqrt(6), the sd of independent noise
-    around a locally linear trend (curvature of the trend only adds to it). NaN with fewer than 3 evaluations."""
+def second_difference_df(m: int) -> float:
+    """Degrees of freedom of a noise variance estimated from consecutive second differences (:func:`ll_noise`).
+
+    Second differences of independent normal noise of variance s^2 have variance 6 s^2 and are correlated
+    (lag 1: -4/6, lag 2: 1/6), so their mean square is, by Satterthwaite's approximation, a scaled chi-square
+    with (tr C)^2 / tr(C^2) = 36 m^2 / (70 m - 36) degrees of freedom (C their covariance matrix), about half
+    of ``m``.
+
+    Parameters
+    ----------
+    m : int
+        Number of second differences (>= 1).
+
+    Returns
+    -------
+    float
+        The degrees of freedom: 1.86 for 3 differences, 2.36 for 4, 7.47 for 14.
+    """
+    if m < 1:
+        raise ValueError(f"need at least one second difference, got {m}")
+    return 36.0 * m * m / (70.0 * m - 36.0)
+
+
+def ll_noise(curve: pd.DataFrame) -> tuple[float, float]:
+    """Evaluation-to-evaluation noise of one held-out LL curve and its degrees of freedom.
+
+    Parameters
+    ----------
+    curve : pd.DataFrame
+        One run's evaluations: columns ``iteration`` and ``heldout_ll`` (nats/word).
+
+    Returns
+    -------
+    noise : float
+        The root mean square of the curve's second differences over the last half of its evaluations (at
+        least 3) / sqrt(6): the sd of independent noise around a locally linear trend (curvature of the trend
+        only adds to it). NaN with fewer than 3 evaluations.
+    df : float
+        Its degrees of freedom, :func:`second_difference_df` of the number of second differences used (NaN
+        with fewer than 3 evaluations).
+    """
     y = curve.sort_values("iteration")["heldout_ll"].to_numpy(dtype=float)
     if len(y) < 3:
-        return float("nan")
+        return float("nan"), float("nan")
     y = y[min(len(y) // 2, len(y) - 3):]
-    return float(np.sqrt(np.mean(np.diff(y, 2) ** 2) / 6.0))
+    d2 = np.diff(y, 2)
+    return float(np.sqrt(np.mean(d2 ** 2) / 6.0)), second_difference_df(len(d2))
 
 
 # ---------------------------------------------------------------------------- Fig. 2
@@ -118,16 +182,18 @@ def fig2_margins(d: pd.DataFrame, clock: str, tol: float, shift=None) -> dict:
     return out
 
 
-def _perturbed_sd(d, clock, tol, noise, get) -> float:
-    """sd of a one-seed margin from the curves' measured noise: each curve ``(method, seed)`` moved up and down
-    by its noise sd ``noise[(method, seed)]``, sd = sqrt(sum over curves of ((m(+) - m(-)) / 2)^2) (the delta
-    method, curves independent). ``get`` picks the margin from :func:`fig2_margins`."""
-    var = 0.0
-    for key, sig in noise.items():
+def _perturbed_sd(d, clock, tol, noise, get) -> tuple[float, float | None]:
+    """sd of a one-seed margin from the curves' measured noise, and its degrees of freedom: each curve
+    ``(method, seed)`` moved up and down by its noise sd, ``noise[(method, seed)] = (sd, df)``
+    (:func:`ll_noise`); sd = sqrt(sum over curves of ((m(+) - m(-)) / 2)^2) (the delta method, curves
+    independent), df the Welch-Satterthwaite combination of the curves' noise dfs (:func:`_combined_df`).
+    ``get`` picks the margin from :func:`fig2_margins`."""
+    parts = []
+    for key, (sig, df) in noise.items():
         up, dn = (get(fig2_margins(d, clock, tol, {key: sgn * sig})) for sgn in (1.0, -1.0))
         if np.isfinite(up) and np.isfinite(dn):
-            var += ((up - dn) / 2.0) ** 2
-    return float(np.sqrt(var))
+            parts.append((abs(up - dn) / 2.0, df))
+    return float(np.sqrt(sum(p * p for p, _ in parts))), _combined_df(parts)
 
 
 def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
@@ -137,7 +203,9 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
     ``quality_tol``); and per other engine "first", :func:`log_lead` of ESCA to CGS's final LL - 0.01 (log of
     the other's time over ESCA's). Their spread: with 2+ seeds the sd of the per-seed margins / sqrt(n); with
     one seed (the default config: a second seed costs about 1.5 min of the default run's wall time) each
-    curve's evaluation noise (:func:`ll_noise`) propagated into the margin (:func:`_perturbed_sd`)."""
+    curve's evaluation noise (:func:`ll_noise`) propagated into the margin (:func:`_perturbed_sd`), with the
+    Welch-Satterthwaite df of the curves' noise estimates (a few: the noise of a curve rests on the few
+    evaluations of its last half)."""
     corpora = list(dict.fromkeys(df["train_corpus"]))
     tol = float(settings.get("quality_tol", 0.05))
     parts, details, evidence, gaps = [], {}, [], []
@@ -170,20 +238,22 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
         elif n == 1:
             s = next(iter(mg["quality"]))
             noise = {(m, s): ll_noise(g) for m, g in d[d["seed"] == s].groupby("method")}
-            if all(np.isfinite(v) for v in noise.values()):
+            if all(np.isfinite(v) for v, _ in noise.values()):
                 how = ("one seed: each curve's evaluation noise (rms second difference of its last evaluations / "
-                       "sqrt 6: " + ", ".join(f"{m} {v:.4f}" for (m, _), v in sorted(noise.items()))
-                       + ") propagated into the margin by moving each curve up and down by it")
+                       "sqrt 6: " + ", ".join(f"{m} {v:.4f} ({k:.1f} df)" for (m, _), (v, k) in sorted(noise.items()))
+                       + ") propagated into the margin by moving each curve up and down by it; df: their "
+                         "Welch-Satterthwaite combination")
                 q = mg["quality"][s]
+                qparts = [noise[("ESCA", s)], noise[("CGS", s)]]
                 ev.append(Evidence(f"{c}: ESCA final LL above CGS's - {tol} (nats/word)", q,
-                                   float(np.hypot(noise[("ESCA", s)], noise[("CGS", s)])), how))
+                                   float(np.hypot(*(v for v, _ in qparts))), how, df=_combined_df(qparts)))
                 for m, lead in mg["lead"].items():
                     if not np.isfinite(lead[s]):
                         gaps.append(f"{c} vs {m}: neither reached the target")
                         continue
-                    sd = _perturbed_sd(d, clock, tol, noise, lambda r, m=m: r["lead"][m][s])
+                    sd, sd_df = _perturbed_sd(d, clock, tol, noise, lambda r, m=m: r["lead"][m][s])
                     ev.append(Evidence(f"{c}: ESCA first to CGS's final LL - {FIG2_FIRST_GAP}, log({m} time / ESCA time)",
-                                       lead[s], sd, how))
+                                       lead[s], sd, how, df=sd_df))
             else:
                 gaps.append(f"{c}: fewer than 3 evaluations per curve, no noise to measure")
         ev = [e for e in ev if e is not None]
@@ -195,7 +265,8 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
                      + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach.items()))
                      + (" (wall: " + ", ".join(f"{m} {t:.2f}s" for m, t in sorted(t_reach_wall.items())) + ")"
                         if clock != "wall_time" else "")
-                     + "".join(f"; {e.name.split(': ', 1)[1]}: {e.margin:+.3f} (sd {e.sd:.3f}, {e.verdict})" for e in ev))
+                     + "".join(f"; {e.name.split(': ', 1)[1]}: {e.margin:+.3f} (sd {e.sd:.3f}{_df_txt(e)}, {e.verdict})"
+                             for e in ev))
         details[c] = {"final_ll": final.to_dict(), "clock": clock, "time_to_target_s": t_reach,
                       "quality_margin_per_seed": mg["quality"], "log_lead_per_seed": mg["lead"],
                       "wall_time_to_target_s": t_reach_wall, "target": target,
@@ -214,8 +285,10 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
         note=f"Evidence per corpus: (1) ESCA's final LL - (CGS's final LL - {tol}) nats/word; (2) per other engine, "
              f"log(its time / ESCA's time) to CGS's final LL - {FIG2_FIRST_GAP} (interpolated between evaluations; "
              "where one engine never got there, a bound: see claims.log_lead). Spread: with 2+ seeds the sd of the "
-             "per-seed margins / sqrt(n) (paired by seed); with one seed (the default config) each curve's "
-             "evaluation noise propagated into the margin (details in each evidence's sd_from; it measures the "
+             "per-seed margins / sqrt(n) (paired by seed), n - 1 df; with one seed (the default config) each curve's "
+             "evaluation noise propagated into the margin, with the Welch-Satterthwaite df of the curves' noise "
+             "estimates (a few: each rests on the last half of one curve's evaluations; details in each evidence's "
+             "sd_from; it measures the "
              "chains' and the held-out estimate's noise, not a seed's other trajectory, nor the timing noise of the "
              "single-threaded CPU clock). Timed by the process CPU time of the fit when every engine ran on one "
              "thread (the paper plots wall time; a job's wall time on the shared 2-core machine also measures the "
@@ -263,9 +336,10 @@ def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
     "comparable" is measured against EM itself: SEM from a start of severity s is comparable when its paired
     shortfall to EM (same data, EM from k-means++ restart 0) is no larger than the difference between two
     k-means++ restarts of EM on the same data. Evidence per severity: per seed the margin (SEM - EM) + that
-    seed's restart spread, averaged over seeds, with sd = the seeds' sd of the margins / sqrt(n) (the bar's own
-    seed-to-seed noise is in it). A severity within 2 sds of the bar is undecided (the quick run's severity 0.5:
-    0.0016 beyond the bar, s.e. 0.0068); a SEM stuck at a bad start (a shortfall of several spreads) fails.
+    seed's restart spread, averaged over seeds, with sd = the seeds' sd of the margins / sqrt(n) and n - 1 df
+    (the bar's own seed-to-seed noise is in it). A severity within its band of the bar (Student's t with n - 1 df
+    times the sd: 2.14 sds at 20 seeds, 13.97 at 2) is undecided (the quick run's severity 0.5: 0.0016 beyond
+    the bar, s.e. 0.0068); a SEM stuck at a bad start (a shortfall of several spreads) fails.
     With one seed there is no spread to measure and the claim is not checked."""
     f = fig3_final_differences(df)
     scale = float(np.mean(f["restart_pairs"]))
@@ -289,7 +363,7 @@ def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
         verdict = e.verdict if e is not None else "not checked"
         txt = (f"severity {s:g}: SEM - EM {float(dsem.mean()):+.4f} (mean over {len(dsem)} seeds; SEM >= EM on "
                f"{int((dsem >= 0).sum())}/{len(dsem)}); margin to minus the restart spread {m:+.4f}"
-               + (f" +- {se:.4f} (s.e.): {verdict}" if n >= 2 else " (one seed: no spread)"))
+               + (f" +- {se:.4f} (s.e., {n - 1} df): {verdict}" if n >= 2 else " (one seed: no spread)"))
         det = {"sem_minus_em_mean": float(dsem.mean()), "margin": m, "margin_se": se,
                "sem_ge_em_seeds": int((dsem >= 0).sum()),
                "sem_minus_em_per_seed": {int(k): float(v) for k, v in dsem.items()}, "verdict": verdict}
@@ -315,7 +389,8 @@ def check_fig3(df: pd.DataFrame, settings, profile) -> Claim:
              "data mean; s = 0 is EM's own start, s = 1 the old 'bad' start): SEM's final test LL minus EM's "
              "(paired by seed: same data; EM from k-means++ restart 0) plus the EM restart spread of that seed (the "
              "mean |difference| between the final test LLs of two k-means++ restarts of EM on the same data), "
-             "averaged over seeds; its sd is the seeds' sd of these margins / sqrt(n). Absolute nats per test "
+             "averaged over seeds; its sd is the seeds' sd of these margins / sqrt(n), with n - 1 df (band: Student's "
+             "t of n - 1 df times the sd). Absolute nats per test "
              "point, so a rescaling of the data cannot move the verdict. "
              + ("" if n_seeds >= 2 else "One seed: no spread to measure, not checked (config fig3.seeds). ")
              + "EM from SEM's start (EM_same_start) is the paired control, not part of the verdict. Generating "
@@ -348,7 +423,7 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
     """Sparse + alias ESCA tracks plain SCA per iteration and gets there sooner; ``df``: the Fig. 5 run tables.
 
     Per K, two pieces of evidence, each paired by seed (same data, same start) with sd = the seeds' sd of the
-    paired differences / sqrt(n):
+    paired differences / sqrt(n) and n - 1 df (band: Student's t of n - 1 df times the sd):
 
     * "same perplexity per iteration": FIG5_SAME_TOL - |mean over seeds of the per-seed mean gap LL(sparse) -
       LL(plain) over the iterations after 0|. The two samplers draw from the same conditional, so any gap the
@@ -371,15 +446,16 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
         if n >= 2:
             ev = [Evidence(f"K={K}: |LL(sparse) - LL(plain)| below {FIG5_SAME_TOL} (nats/word)",
                            FIG5_SAME_TOL - abs(gap), gap_se,
-                           f"sd of the {n} seeds' paired mean gaps LL(sparse) - LL(plain) / sqrt({n})"),
+                           f"sd of the {n} seeds' paired mean gaps LL(sparse) - LL(plain) / sqrt({n}), {n - 1} df",
+                           df=n - 1),
                   Evidence(f"K={K}: log(plain / sparse time to the last iteration)", sp_m, sp_se,
-                           f"sd of the {n} seeds' paired log speed-ups / sqrt({n})")]
+                           f"sd of the {n} seeds' paired log speed-ups / sqrt({n}), {n - 1} df", df=n - 1)]
         evidence += ev
         last = d[d["iteration"] == d["iteration"].max()]
         t = last.groupby("method")["wall_time"].mean()
         speed = float(t["ESCA_plain"] / t["ESCA"])
         parts.append(f"K={K}: paired LL(sparse) - LL(plain), mean over iterations after 0: {gap:+.4f} nats/word "
-                     + (f"+- {gap_se:.4f} (s.e. over {n} seeds; bar {FIG5_SAME_TOL}: {ev[0].verdict})" if ev
+                     + (f"+- {gap_se:.4f} (s.e. over {n} seeds, {n - 1} df; bar {FIG5_SAME_TOL}: {ev[0].verdict})" if ev
                         else "(one seed: no spread, not checked)")
                      + f", plain/sparse fit time to the last iteration {speed:.2f}x (per seed "
                      f"{rs.min():.2f}-{rs.max():.2f}x; geometric mean {np.exp(sp_m):.2f}x"
@@ -398,7 +474,8 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
                               f"{int(df['iteration'].max())} iterations, {len(seeds)} seeds"),
         details=details, evidence=tuple(evidence),
         note="Evidence per K, paired by seed (same data, same start), sd = the seeds' sd of the paired differences "
-             f"/ sqrt(n): (1) {FIG5_SAME_TOL} nats/word minus |the mean over seeds of the per-seed mean gap "
+             f"/ sqrt(n) with n - 1 df (band: Student's t of n - 1 df times the sd): (1) {FIG5_SAME_TOL} nats/word "
+             "minus |the mean over seeds of the per-seed mean gap "
              "LL(sparse) - LL(plain) over the recorded iterations after 0| (both engines sample the same "
              "conditional, so a gap the seeds resolve is a wrong sampler; 1% perplexity is where 'the same' ends); "
              "(2) the mean over seeds of log(plain / sparse wall time to the last iteration: fit only, both engines "
@@ -424,8 +501,9 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
     """SCA's final perplexity close to CGS's at every (K, beta); ``df``: the Fig. 6 run tables.
 
     Evidence per (pair, K, beta): ``rel_tol`` (5%) minus SCA's relative excess of final perplexity over CGS's,
-    paired by seed (same data), averaged over seeds, sd = the seeds' sd of the per-seed excesses / sqrt(n).
-    With one seed there is no spread to measure: not checked."""
+    paired by seed (same data), averaged over seeds, sd = the seeds' sd of the per-seed excesses / sqrt(n) with
+    n - 1 df (band: Student's t of n - 1 df times the sd, 13.97 sds with 2 seeds). With one seed there is no
+    spread to measure: not checked."""
     pairs = list(dict.fromkeys(zip(df["train_corpus"], df["test_corpus"])))
     rel_tol = float(settings.get("rel_tol", 0.05))
     parts, evidence, details = [], [], {}
@@ -447,7 +525,8 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
                 evidence.append(e)
         worst = max(cells.items(), key=lambda kv: kv[1][0]) if cells else None
         parts.append(f"train {tr}/test {te}: SCA vs CGS final perplexity over {len(cells)} (K, beta) settings, worst "
-                     + (f"relative excess {worst[1][0]:+.3f}" + (f" +- {worst[1][1]:.3f} (s.e. over {n_seeds} seeds)"
+                     + (f"relative excess {worst[1][0]:+.3f}"
+                        + (f" +- {worst[1][1]:.3f} (s.e. over {n_seeds} seeds, {n_seeds - 1} df)"
                                                                  if np.isfinite(worst[1][1]) else " (one seed)")
                         + f" at K={worst[0][0]}, beta={worst[0][1]:g}" if worst else "none"))
         details[f"{tr}->{te}"] = {f"K={k},beta={b}": v[0] for (k, b), v in cells.items()}
@@ -477,7 +556,8 @@ def check_fig6(df: pd.DataFrame, settings, profile) -> Claim:
         details=details, evidence=tuple(evidence),
         note=f"Evidence per (train -> test, K, beta): {rel_tol:.0%} minus SCA's final perplexity's relative excess "
              "over CGS's, paired by seed (same data) and averaged over seeds; sd = the seeds' sd of the per-seed "
-             "excesses / sqrt(n) (the paper reports mean +- sd over 5 seeds). "
+             "excesses / sqrt(n), with n - 1 df (band: Student's t of n - 1 df times the sd: 13.97 sds with 2 seeds, "
+             "4.53 with 3; the paper reports mean +- sd over 5 seeds). "
              + ("" if n_seeds >= 2 else "One seed: no spread to measure, not checked (config fig6.seeds). ")
              + "Test documents of the other corpus are mapped into the training vocabulary (OOV tokens dropped). "
              "Wall time is not part of the claim: the paper's caption says this SCA is slower, and 'competitive in "
@@ -503,7 +583,9 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
     thread by CPU time, more by wall time (tables.verdict_clock). Evidence per thread count: log(tomotopy's
     time / ESCA's time) to the target (:func:`log_lead` of the geometric means), sd = sqrt(se_ESCA^2 +
     se_tomotopy^2) from the table's ``log_time_to_target_se`` (over seeds with 2+ seeds, else over the
-    job's timing repeats, config throughput.timing_repeats). A thread count with neither is not checked.
+    job's timing repeats, config throughput.timing_repeats), its df the Welch-Satterthwaite combination of
+    the two (``log_time_to_target_df``: seeds - 1 or repeats - 1 each). A thread count with neither is not
+    checked.
     Tokens/s of every engine are reported."""
     parts, evidence, gaps, details = [], [], [], {}
     for c, d in t.groupby("corpus", sort=False):
@@ -537,6 +619,8 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                 lead = log_lead(float(np.exp(e["log_time_to_target"])), float(np.exp(p["log_time_to_target"])),
                                 float(e["clock_time_to_last_s"]), float(p["clock_time_to_last_s"]))
                 ses = [float(x["log_time_to_target_se"]) for x in (e, p) if np.isfinite(x["log_time_to_target"])]
+                se_dfs = [_finite_or_none(x.get("log_time_to_target_df")) for x in (e, p)
+                          if np.isfinite(x["log_time_to_target"])]
                 ratio = float(np.exp(lead)) if np.isfinite(lead) else float("nan")
                 tok = float(e["tokens_per_s"] / p["tokens_per_s"])
                 ev = None
@@ -548,10 +632,12 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                     ev = Evidence(f"{c} {th} thr: log({PEER} / ESCA time to the target)", lead,
                                   float(np.sqrt(sum(s ** 2 for s in ses))),
                                   f"ESCA: {e['spread_from']}; {PEER}: {p['spread_from']} (se of each mean log time, "
-                                  "combined as independent)")
+                                  "combined as independent; df: their Welch-Satterthwaite combination)",
+                                  df=_combined_df(zip(ses, se_dfs)))
                     evidence.append(ev)
                 txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x"
-                        + (f" (log {lead:+.3f} +- {ev.sd:.3f}: {ev.verdict})" if ev is not None else " (no spread)")
+                        + (f" (log {lead:+.3f} +- {ev.sd:.3f}{_df_txt(ev)}: {ev.verdict})" if ev is not None
+                           else " (no spread)")
                         + f" (tokens/s {tok:.2f}x; paper's order of magnitude: "
                         f"{'reached' if ratio >= 10 else 'not reached'} at this scale)")
                 det[f"peer_over_esca_time_to_target_{th}thr"] = ratio
@@ -575,8 +661,10 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
              "(details give both). Its sd: over seeds with 2+ seeds, else over the job's timing repeats (config "
              "throughput.timing_repeats: the same fit re-timed back to back without evaluation; its draws, hence its "
              "iterations to the target, are those of the first fit, so the repeats measure the time per iteration "
-             "under the job's load). The repeats of one job see the machine's load of that moment only: a run on a "
-             "quieter or busier machine can move the two-thread ratio by more (README, Throughput). Gaps: "
+             "under the job's load); seeds - 1 or repeats - 1 df for each engine, combined by Welch-Satterthwaite "
+             "(band: Student's t of that df times the sd: 2.5-3.3 sds for 4 repeats each). The repeats of one job "
+             "see the machine's load of that moment only: a run on a quieter or busier machine can move the "
+             "two-thread ratio by more (README, Throughput). Gaps: "
              + ("; ".join(gaps) if gaps else "none") + ". 'Over an order of "
              "magnitude' on 4 x 36 threads against F+LDA / LightLDA: not testable at this scale (neither peer runs "
              "here, 2 cores, ~10^6 tokens); the measured ratios are reported, and the paper's own numbers give "

@@ -52,6 +52,8 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
     is the mean over seeds of the mean over repeats of log(time to target) (inf if a run never got there),
     ``log_time_to_target_se`` its standard error: with 2+ seeds the sd of the per-seed means / sqrt(seeds),
     else with 2+ repeats the sd over repeats / sqrt(repeats), else NaN (``spread_from`` says which);
+    ``log_time_to_target_df`` the degrees of freedom of that standard error (seeds - 1 or repeats - 1; NaN
+    without one);
     ``clock_time_to_last_s`` the verdict clock at the last iteration (mean over seeds and repeats)."""
     if "seed" not in runs:
         runs = runs.assign(seed=0)
@@ -70,6 +72,7 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
     t["n_seeds"] = last.groupby(keys, sort=False)["seed"].nunique().to_numpy()
     t["target_ll"], t["target_clock"], t["time_to_target_s"], t["wall_to_target_s"] = np.nan, "", np.nan, np.nan
     t["log_time_to_target"], t["log_time_to_target_se"], t["clock_time_to_last_s"] = np.nan, np.nan, np.nan
+    t["log_time_to_target_df"] = np.nan
     t["spread_from"], t["n_repeats"] = "", 1
     for i, r in t.iterrows():
         d = runs[runs["train_corpus"] == r["corpus"]]
@@ -95,16 +98,19 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
         reps = logt.groupby(level=0).size()
         t.loc[i, "n_repeats"] = int(reps.min())
         t.loc[i, "log_time_to_target"] = float(per_seed.mean())
+        se_df = np.nan
         if not np.isfinite(logt).all():
             se, src = np.nan, "a run never reached the target"
         elif len(per_seed) >= 2:
-            se, src = float(per_seed.std(ddof=1) / np.sqrt(len(per_seed))), f"sd over {len(per_seed)} seeds / sqrt({len(per_seed)})"
+            n = len(per_seed)
+            se, se_df, src = float(per_seed.std(ddof=1) / np.sqrt(n)), n - 1, f"sd over {n} seeds / sqrt({n}), {n - 1} df"
         elif int(reps.iloc[0]) >= 2:
             n = int(reps.iloc[0])
-            se, src = float(logt.std(ddof=1) / np.sqrt(n)), f"sd over {n} timing repeats of the job / sqrt({n})"
+            se, se_df = float(logt.std(ddof=1) / np.sqrt(n)), n - 1
+            src = f"sd over {n} timing repeats of the job / sqrt({n}), {n - 1} df"
         else:
             se, src = np.nan, "one seed, one timing repeat"
-        t.loc[i, ["log_time_to_target_se", "spread_from"]] = se, src
+        t.loc[i, ["log_time_to_target_se", "log_time_to_target_df", "spread_from"]] = se, se_df, src
     t["ranks"] = 1
     for m in mpi_runs:
         m = m.sort_values("iteration").tail(1)

@@ -12,16 +12,31 @@ INTERIM_PATHS = {
 }
 
 
-def corpus_raw_dirs(wildcards):
-    """What a corpus is built from: raw source directories, or the interim product shared by the
+def raw_inputs(name):
+    """What corpus ``name`` is built from: raw source directories, or the interim product shared by the
     corpora of one source (20 Newsgroups messages, Wikipedia counts), which replaces the raw source."""
     out = {}
-    for s in CORPORA[wildcards.corpus].sources:
+    for s in CORPORA[name].sources:
         interim = INTERIM_OF.get(s)
         if interim:
             out[interim] = INTERIM_PATHS[interim]
         else:
             out[s] = f"data/raw/{s}"
+    return out
+
+
+def corpus_raw_dirs(wildcards):
+    """Inputs of rule build_corpus_*: :func:`raw_inputs` of its corpus."""
+    return raw_inputs(wildcards.corpus)
+
+
+def dataset_table_raw(wildcards):
+    """Raw inputs of the table's per-class subsamples (news20_small, classic300): the dataset table redraws
+    their selection with other seeds to measure the spread of their document counts (DATA-Tab's sd)."""
+    out = {}
+    for name in config["data"]["table"]:
+        if CORPORA[name].subsample_pool is not None:
+            out.update(raw_inputs(name))
     return out
 
 
