@@ -379,10 +379,10 @@ def lower_tau_at_similar_accuracy(sghmc: dict, sgnht: dict, spread=None) -> dict
     verdict rule: lower by more than the band (2 sds, or Student's t band for an sd from a few seeds; a mean
     inside the other's spread, as 50 against SGHMC's 70 with a within-chain interval of [-39, 180], is no
     evidence). The claim: lower in more than half of the SGHMC cells, one Evidence (:func:`kth_best_part`: the
-    cell with the (n // 2 + 1)-th largest margin / band decides). The paper's own
-    Table 1 passes the comparison of means (3 of 4 cells: SGHMC's cheapest cell, RMSE 0.63, is less accurate
-    than every SGNHT cell yet faster). It fails a stricter reading (every SGHMC point dominated, or SGNHT's tau
-    lower at equal (h, A)), which is why those are not used.
+    cell with the (n // 2 + 1)-th largest margin / band decides). The paper's own Table 1 passes the comparison of
+    means (3 of 4 cells: SGHMC's cheapest cell, RMSE 0.63, is less accurate than every SGNHT cell yet faster). It
+    fails a stricter reading (every SGHMC point dominated, or SGNHT's tau lower at equal (h, A)), which is why
+    those are not used.
     """
     per_cell, parts = {}, []
     for c, v in sghmc.items():
@@ -753,8 +753,8 @@ def check_tau_study(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
     """SGNHT-Fig2d-tau-study: the decisive experiment for Fig. 2 panel 4 (:func:`tables.tau_study`): the panel-4
     test (:func:`lower_tau_at_similar_accuracy`; the sd of a tau difference from the table's between-seed sds,
     sqrt(sd_1^2 / n_1 + sd_2^2 / n_2) with its Welch-Satterthwaite df, or the within-chain se with one seed) in
-    each (N, minibatch) setting, one
-    Evidence per setting; holds when it holds in every setting. ``settings`` is the ``tau_study`` block."""
+    each (N, minibatch) setting, one Evidence per setting; holds when it holds in every setting. ``settings`` is
+    the ``tau_study`` block."""
     per, ev = {}, []
     for (n, b), t in table.groupby(["n_data", "batch_size"]):
         # a cell whose chains all diverged is infinitely inaccurate and slow (it can be beaten, never beats)
@@ -1006,10 +1006,10 @@ def _stab2(t2, summary) -> dict:
     seeds of the paired same-seed difference SGHMC - SGNHT (lower is better for every metric) against 0, with its
     sd over seeds / sqrt(n) (n - 1 df). Where that sd is 0 (a test error on 2,000 images is quantised, and two
     seeds can give the same difference) the between-seed sd of the paired difference pooled over the task's whole
-    grid (:func:`grid_paired_sd`, with its pooled df: the sum over cells of seeds - 1) stands in. A task with no seed-to-seed variation anywhere (or one seed) has no
-    spread: the claim is then not checked unless another task fails. (Until the verdicts with spreads: better or
-    worse by more than 1 pooled sd of the two cells' metrics.) ``t2`` (:func:`tables.stab2`) carries ``a``/``eta``
-    of the selected cells."""
+    grid (:func:`grid_paired_sd`, with its pooled df: the sum over cells of seeds - 1) stands in. A task with no
+    seed-to-seed variation anywhere (or one seed) has no spread: the claim is then not checked unless another task
+    fails. (Until the verdicts with spreads: better or worse by more than 1 pooled sd of the two cells' metrics.)
+    ``t2`` (:func:`tables.stab2`) carries ``a``/``eta`` of the selected cells."""
     ev, paired, unjudged, sds = [], {}, [], {}
     for task, _ in t2[t2["task"] != "netflix"].groupby("task"):
         paired[task] = paired_difference(summary, t2, task)
