@@ -16,17 +16,22 @@ SETTINGS = {"seeds": [0, 1], "double_well": {"n_steps": 200_000},
 
 
 def test_double_well_fig1_claims_hold_and_plot(tmp_path):
-    runs_ = [runs.run_double_well(s, 1_000_000, burnin=10_000) for s in (0, 1)]  # paper scale: ~1 s per seed
+    """The default config's 5 seeds at the paper's 10^6 steps: Fig1 and SFig4 hold (each sd from 5 seeds, 4 df, band
+    2.87 sds). With seeds 0-1 alone both are undecided: SGNHT's TV margin is 3.6 sds and xi's settling margins 4.2
+    and 11 sds, within Student's t band of 13.97 sds at 1 df."""
+    runs_ = [runs.run_double_well(s, 1_000_000, burnin=10_000) for s in range(5)]  # paper scale: ~1 s per seed
     summ, dens, tr = (pd.concat([r[i] for r in runs_], ignore_index=True) for i in range(3))
-    r = claims.check_fig1(summ, SETTINGS, "smoke")
-    assert isinstance(r, Claim) and r.verdict == "holds", r.evidence
-    c4 = claims.check_sfig4(summ, tr, SETTINGS, "smoke")
-    assert c4.verdict == "holds" and c4.details["settle_fraction_max"] <= claims.QUICK_FRACTION, c4
+    settings = dict(SETTINGS, seeds=list(range(5)))
+    r = claims.check_fig1(summ, settings, "smoke")
+    assert isinstance(r, Claim) and r.verdict == "holds" and {e.df for e in r.evidence} == {4}, r.evidence
+    c4 = claims.check_sfig4(summ, tr, settings, "smoke")
+    # the claim is on the mean settling fraction over seeds; one of seeds 0-4 settles at 10.3% of the run (README)
+    assert c4.verdict == "holds" and c4.details["settle_fraction_mean"] <= claims.QUICK_FRACTION, c4
     figures.plot_sfig4(summ, tr, tmp_path / "sfig4.png")
     assert set(summ["variant"]) == {"xi=1", "xi=10", "xi=0.1", "SGNHT"}
     c = write_claim(tmp_path / "c.json", r)
     assert c["verdict"] == "holds" and json.loads((tmp_path / "c.json").read_text())["id"] == "SGNHT-Fig1"
-    assert c["scale"] == "smoke: 200,000 steps per chain (paper 10^6), 2 seed(s)" and len(c["evidence"]) == 5
+    assert c["scale"] == "smoke: 200,000 steps per chain (paper 10^6), 5 seed(s)" and len(c["evidence"]) == 5
     figures.plot_fig1(dens, tr, tmp_path / "fig1.png")
     assert (tmp_path / "fig1.png").stat().st_size > 10_000 and (tmp_path / "fig1.pdf").exists()
 
@@ -277,8 +282,10 @@ def _scaled_gradient_tables(n_steps=30_000, factor=1.5, seeds=(0, 1)):
 
 def test_fig2a_and_sfig6_fail_a_sampler_with_a_mis_scaled_gradient():
     """SGNHT run on a gradient scaled by 1.5 lands at 2-9x its marginals' noise floors in some cell: both checks
-    fail it. (The former Fig2a check, SGNHT within 2x SGHMC's best cell, passed this variant.)"""
-    kv, ng = _scaled_gradient_tables()
+    fail it. (The former Fig2a check, SGNHT within 2x SGHMC's best cell, passed this variant.) With the default
+    config's 5 seeds (4 df: band 2.87 sds): SFig6's SGNHT part is -4.2 sds; with 2 seeds it was -11 sds, within
+    Student's t band of 13.97 at 1 df."""
+    kv, ng = _scaled_gradient_tables(seeds=range(5))
     a = claims.check_fig2(kv, ng, SETTINGS, "smoke")[0]
     assert a.id == "SGNHT-Fig2a" and a.verdict == "fails", a.evidence
     assert max(c["mu"] for c in a.details["sgnht_rmse_over_floor"].values()) > claims.FLOOR_FACTOR

@@ -76,22 +76,28 @@ def test_stab2_zero_seed_sd_at_the_selected_cells_falls_back_to_the_grids_paired
     """Each method's selected cell has the same error in both seeds (the "7.25 +- 0" of an earlier run): the paired
     difference SGHMC - SGNHT is -0.2 in both seeds, sd 0. The between-seed sd of the paired difference pooled over
     the task's grid stands in: cells (2e-7: differences -0.2, -0.2, variance 0) and (4e-7: 9.0 - 9.0 = 0,
-    9.6 - 8.6 = 1.0, variance 0.5): sqrt(0.25) = 0.5, / sqrt(2) for the mean of 2 seeds."""
+    9.6 - 8.6 = 1.0, variance 0.5): sqrt(0.25) = 0.5, / sqrt(2) for the mean of 2 seeds, with the pooled df of the
+    two cells, (2 - 1) + (2 - 1) = 2: Student's t band 4.53 sds = 1.60. So SGNHT 2.0 worse (or better) decides;
+    1.2, which decided against the 2-sd band of 0.71 before the sds carried their df, is undecided now."""
     from scalable_bayes_papers.sgnht import tables
     s = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [7.45, 7.45],
                      ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    assert claims.grid_paired_sd(s, "bnn") == pytest.approx(0.5)
+    sd, df = claims.grid_paired_sd(s, "bnn")
+    assert sd == pytest.approx(0.5) and df == 2
     r = claims._stab2(tables.stab2(s), s)
     (e,) = r["evidence"]
     assert e.margin == pytest.approx(-0.2) and e.sd == pytest.approx(0.5 / np.sqrt(2)) and e.verdict == "undecided"
-    assert "pooled over the task's grid" in e.sd_from
+    assert "pooled over the task's grid" in e.sd_from and e.df == 2 and e.band == pytest.approx(4.527 * e.sd, rel=1e-3)
     assert r["paired_difference_sgnht_minus_sghmc"]["bnn"]["per_seed"] == {0: 0.2, 1: 0.2}
-    worse = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [8.45, 8.45],
-                         ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    assert claims._stab2(tables.stab2(worse), worse)["evidence"][0].verdict == "fails"  # 1.2 worse, sd 0.35
-    better = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [6.05, 6.05],
-                          ("SGHMC", 0.01, 4e-7): [9.0, 9.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
-    assert claims._stab2(tables.stab2(better), better)["evidence"][0].verdict == "holds"
+    def first(sgnht_at_selected):  # the 4e-7 cells 2 points higher: both methods keep selecting 2e-7
+        x = _ml_summary({("SGHMC", 0.01, 2e-7): [7.25, 7.25], ("SGNHT", 0.01, 2e-7): [sgnht_at_selected] * 2,
+                         ("SGHMC", 0.01, 4e-7): [11.0, 11.6], ("SGNHT", 0.01, 4e-7): [11.0, 10.6]})
+        (e,) = claims._stab2(tables.stab2(x), x)["evidence"]
+        assert e.sd == pytest.approx(0.5 / np.sqrt(2)) and e.df == 2
+        return e
+
+    assert first(9.25).verdict == "fails" and first(5.25).verdict == "holds"  # 2.0 worse / better, band 1.60
+    assert first(8.45).verdict == first(6.05).verdict == "undecided"  # 1.2 worse / better: within the t band
     # where the selected cells' paired difference varies over seeds, its own sd / sqrt(n) is the sd
     var = _ml_summary({("SGHMC", 0.01, 2e-7): [7.0, 7.5], ("SGNHT", 0.01, 2e-7): [7.45, 7.45],
                        ("SGHMC", 0.01, 4e-7): [9.0, 12.6], ("SGNHT", 0.01, 4e-7): [9.0, 8.6]})
