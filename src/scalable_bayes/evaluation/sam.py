@@ -18,6 +18,7 @@ likelihood) are :mod:`scalable_bayes.models.sam`.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -25,6 +26,8 @@ from scipy.special import gammaln
 
 from ..models import sam as M
 from ..rng import make_key
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["prior_draw_log_perplexity", "importance_log_lik"]
 
@@ -124,6 +127,36 @@ def _alr_newton(B, G, alpha, kappa, floor, n_steps=50):
     return z, -H, val
 
 
+def _proposal_cholesky(neg_h):
+    """Cholesky factors of the proposal precisions ``-H + 1e-10 I`` of :func:`importance_log_lik`, one per document.
+
+    Where the Newton search of :func:`_alr_newton` stopped off a maximum (its step budget spent, or a saddle of
+    the log posterior), ``-H`` is not positive definite and has no Cholesky factor. Those documents get the
+    ridge the Newton steps use (their smallest eigenvalue lifted to 1e-6 times the largest diagonal entry):
+    any positive definite scale gives a valid proposal, and the defensive mixture keeps the estimate unbiased
+    whatever the proposal's centre and scale (only its variance depends on them). Documents whose ``-H`` is
+    positive definite keep exactly the factor of ``-H + 1e-10 I``."""
+    k1 = neg_h.shape[-1]
+    eye = np.eye(k1)
+    try:
+        return np.linalg.cholesky(neg_h + 1e-10 * eye[None])
+    except np.linalg.LinAlgError:
+        pass
+    out = np.empty_like(neg_h)
+    n_ridged = 0
+    for d in range(neg_h.shape[0]):
+        try:
+            out[d] = np.linalg.cholesky(neg_h[d] + 1e-10 * eye)
+        except np.linalg.LinAlgError:
+            lo = np.linalg.eigvalsh(neg_h[d])[0]
+            scale = np.abs(np.diagonal(neg_h[d])).max() + 1.0
+            out[d] = np.linalg.cholesky(neg_h[d] + (1e-6 * scale - min(lo, 0.0)) * eye)
+            n_ridged += 1
+    logger.info("importance sampling: %d of %d documents' Laplace precision was not positive definite (Newton "
+                "search ended off a maximum); their proposals use the ridged precision", n_ridged, neg_h.shape[0])
+    return out
+
+
 def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, floor, chunk=64):
     """Held-out log-likelihood of each SAM test document by importance sampling.
 
@@ -200,7 +233,7 @@ def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, 
             n = hi - lo
             rng = np.random.default_rng([int(seed), 7, m, c])
             # proposal scale: L L' = IS_T_SCALE (-H)^-1, by the Cholesky factor of -H
-            Lh = np.linalg.cholesky(negH[lo:hi] + 1e-10 * np.eye(k1)[None])
+            Lh = _proposal_cholesky(negH[lo:hi])
             Linv = np.linalg.inv(Lh)  # (L^-T eps)_k = sum_l eps_l (L^-1)_lk: one batched product per document
             logdet_scale = k1 * math.log(IS_T_SCALE) - 2.0 * np.log(np.diagonal(Lh, axis1=1, axis2=2)).sum(axis=1)
             from_prior = rng.random((n, n_draws)) < IS_PRIOR_WEIGHT
