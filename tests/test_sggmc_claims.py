@@ -59,11 +59,17 @@ def test_fig4_exact_draws_pass(truth):
 
 
 def test_satterthwaite_df_by_hand():
-    """Two equal batch-means variances with 24 df each: 48 df; one of them 0: 24; a 1:3 split: 16^2 / (1 + 9) x 24."""
-    assert claims.satterthwaite_df([1.0, 1.0], [24, 24]) == pytest.approx(48.0)
-    assert claims.satterthwaite_df([1.0, 0.0], [24, 24]) == pytest.approx(24.0)
-    assert claims.satterthwaite_df([1.0, 3.0], [24, 24]) == pytest.approx(16 / 10 * 24)
-    assert claims.satterthwaite_df([0.0, 0.0], [24, 24]) is None
+    """Two equal batch-means variances with 24 df each: 48 df; one of them 0: 24; a 1:3 split of the variance:
+    4^2 / (1 + 9) x 24; an sd known well (None) adds no term; the two-term case is welch_df."""
+    from scalable_bayes.reporting import satterthwaite_df, welch_df
+
+    assert satterthwaite_df([1.0, 1.0], [24, 24]) == pytest.approx(48.0)
+    assert satterthwaite_df([1.0, 0.0], [24, 24]) == pytest.approx(24.0)
+    assert satterthwaite_df([1.0, 3.0 ** 0.5], [24, 24]) == pytest.approx(16 / 10 * 24)
+    assert satterthwaite_df([1.0, 1.0], [24, None]) == pytest.approx(4 * 24)
+    assert satterthwaite_df([0.0, 0.0], [24, 24]) is None
+    assert satterthwaite_df([1.0, 2.0], [None, None]) is None
+    assert welch_df(1.0, 3, 2.0, 5) == pytest.approx(satterthwaite_df([1.0, 2.0], [3, 5]))
 
 
 def test_fig4_fails_when_sggmc_weights_the_modes_wrongly(truth):

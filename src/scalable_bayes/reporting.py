@@ -112,13 +112,31 @@ def welch_df(sd_a: float, df_a: float | None, sd_b: float, df_b: float | None) -
         ``(sd_a**2 + sd_b**2)**2 / (sd_a**4 / df_a + sd_b**4 / df_b)``; None (known well) when neither
         states its ``df`` or both sds are 0.
     """
-    if df_a is None and df_b is None:
-        return None
-    va, vb = sd_a * sd_a, sd_b * sd_b
-    if va + vb == 0.0:
-        return None
-    den = sum(v * v / d for v, d in ((va, df_a), (vb, df_b)) if d is not None and not math.isinf(d) and v > 0)
-    return (va + vb) ** 2 / den if den > 0 else None
+    return satterthwaite_df((sd_a, sd_b), (df_a, df_b))
+
+
+def satterthwaite_df(sds: Iterable[float], dfs: Iterable[float | None]) -> float | None:
+    """Welch-Satterthwaite degrees of freedom of ``sqrt(sum of sd_i**2)``, the sd of a sum or difference of
+    independent estimates.
+
+    Parameters
+    ----------
+    sds : iterable of float
+        The estimates' sds.
+    dfs : iterable of float or None
+        Their degrees of freedom, in the same order; None (or infinite) for an sd known well, which adds no
+        term.
+
+    Returns
+    -------
+    float or None
+        ``(sum v_i)**2 / sum(v_i**2 / df_i)`` with ``v_i = sd_i**2`` over the terms with a finite ``df_i``;
+        None (known well) when no term states its ``df`` or every sd is 0.
+    """
+    terms = [(float(s) * float(s), d) for s, d in zip(sds, dfs)]
+    total = sum(v for v, _ in terms)
+    den = sum(v * v / d for v, d in terms if d is not None and not math.isinf(d) and v > 0)
+    return total * total / den if total > 0 and den > 0 else None
 
 _HOLDS_OF = {"holds": True, "fails": False, "undecided": None, "not checked": None}
 

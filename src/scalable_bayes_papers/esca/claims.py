@@ -22,7 +22,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.reporting import Claim, Evidence, welch_df
+from scalable_bayes.reporting import Claim, Evidence, satterthwaite_df
 
 from .static import FIG1_SPEC, FIG4_SPEC, PAPER_DATASETS, TAB1_SPEC
 from .tables import time_to_reach
@@ -56,14 +56,9 @@ def _seed_evidence(name, margins, what) -> Evidence | None:
 
 def _combined_df(parts) -> float | None:
     """Welch-Satterthwaite degrees of freedom of ``sqrt(sum of sd_i^2)`` from independent estimates ``parts``
-    = [(sd_i, df_i), ...]: (sum v_i)^2 / sum(v_i^2 / df_i) with v_i = sd_i^2, by chaining
-    :func:`scalable_bayes.reporting.welch_df` (exact: each step keeps that ratio). None when no part states
-    its df or every sd is 0."""
-    sd, df = 0.0, None
-    for s_i, df_i in parts:
-        df = welch_df(sd, df, float(s_i), df_i)
-        sd = float(np.hypot(sd, s_i))
-    return df
+    = [(sd_i, df_i), ...] (:func:`scalable_bayes.reporting.satterthwaite_df`)."""
+    parts = list(parts)
+    return satterthwaite_df([s for s, _ in parts], [d for _, d in parts])
 
 
 def _finite_or_none(x) -> float | None:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import erf
 
-from scalable_bayes.reporting import Claim, Evidence, band_factor
+from scalable_bayes.reporting import Claim, Evidence, band_factor, satterthwaite_df
 
 from .data import angle_edges, toy_bin_masses, toy_density
 from .static import APPD_PAPER_MODES, FIG1_SPEC, FIG2_SPEC, TAB1_SPEC, appd_modes
@@ -205,15 +205,6 @@ def tv_evidence_stats(chains: list[np.ndarray], p_true: np.ndarray, p_corrupt: n
                        f"recomputed without each; {n - 1} df"}
 
 
-def satterthwaite_df(variances, dfs) -> float | None:
-    """Welch-Satterthwaite degrees of freedom of a sum of independent variance estimates,
-    (sum v_i)^2 / sum(v_i^2 / df_i); None when the sum is 0 (nothing estimated)."""
-    v = np.asarray(variances, float)
-    d = np.asarray(dfs, float)
-    den = float(np.sum(v * v / d))
-    return float(np.sum(v)) ** 2 / den if den > 0 else None
-
-
 def angle_bins(theta, edges) -> np.ndarray:
     """Index of each angle's bin (angles wrapped to [-pi, pi))."""
     th = (np.asarray(theta, float) + math.pi) % (2 * math.pi) - math.pi
@@ -374,7 +365,7 @@ def fig4_metrics(t: pd.DataFrame, truth: pd.DataFrame, settings: dict) -> dict:
         sd_units = float(per_unit.std(ddof=1)) / math.sqrt(n_units)
         mcse = float(m1_se[1])
         # the pooled MCSE^2 is a sum of the chains' batch-means variances, each with N_BATCHES - 1 df
-        df_mcse = satterthwaite_df([batch_means(s, 2)[1][1] for s in sides], [N_BATCHES - 1] * len(sides))
+        df_mcse = satterthwaite_df([math.sqrt(batch_means(s, 2)[1][1]) for s in sides], [N_BATCHES - 1] * len(sides))
         # two measurements of one spread: the one whose band (Student's t of its df x sd) is wider decides
         units_wider = band_factor(n_units - 1) * sd_units >= (band_factor(df_mcse) * mcse if df_mcse else 0.0)
         mode1_sd, mode1_df = (sd_units, n_units - 1) if units_wider else (mcse, df_mcse)
