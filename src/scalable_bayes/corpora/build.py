@@ -8,9 +8,7 @@ writes it with :func:`~scalable_bayes.corpora.store.save_corpus`.
 
 from __future__ import annotations
 
-import itertools
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,17 +229,6 @@ def _vmf_counts(texts, min_df: int) -> tuple[sp.csr_matrix, list[str]]:
     """Counts over the vMF paper's vocabulary filters (App. A.6): SMART stop words, ``min_df``, max_df = 15%."""
     return count_matrix(texts, token_pattern=SKLEARN_TOKENS, stop_words=smart_stopwords(), min_df=min_df,
                         max_df=VMF_MAX_DF)
-
-
-def _vmf_documents_left(term_ids: list[np.ndarray], min_df: int) -> int:
-    """Documents with a term left after :func:`_vmf_counts`'s document-frequency filters, from each document's
-    distinct terms (integer ids, stop words removed): scikit-learn's bounds, ``min_df <= df <= VMF_MAX_DF * n``."""
-    n = len(term_ids)
-    lens = np.fromiter((len(t) for t in term_ids), dtype=np.int64, count=n)
-    ids = np.concatenate(term_ids) if n else np.zeros(0, dtype=np.int64)
-    dfs = np.bincount(ids, minlength=int(ids.max()) + 1 if ids.size else 0)
-    keep = (dfs >= min_df) & (dfs <= VMF_MAX_DF * n)
-    return int((np.bincount(np.repeat(np.arange(n), lens), weights=keep[ids], minlength=n) > 0).sum())
 
 
 def _news20_small_pool(raw: Raw) -> tuple[pd.DataFrame, list[str]]:
@@ -550,13 +537,9 @@ def subsample_document_counts(name: str, raw: Raw, settings: Mapping[str, Any], 
     The count of a per-class subsample is ``per_class`` x classes minus the documents its own vocabulary
     filters leave empty (:func:`_finish` drops them), so it depends on the seed. For each seed this redraws the
     selection with the builder's own function (:func:`_sample_per_class`) from the corpus's pool
-    (``CorpusSpec.subsample_pool``), applies the same vocabulary filters and counts the documents left with a
-    term; no count matrix, tf-idf, split or store is built. To stay cheap it tokenises each drawn document once,
-    however many redraws hold it (about half :func:`~scalable_bayes.corpora.text.count_matrix`'s time per
-    document, and without importing scikit-learn), as scikit-learn's word analyzer does with ``count_matrix``'s
-    arguments (lower case, ``SKLEARN_TOKENS``, the SMART stop words removed), and applies the
-    document-frequency bounds (:func:`_vmf_documents_left`); ``tests/test_corpora.py`` checks the counts
-    against builds.
+    (``CorpusSpec.subsample_pool``), builds its counts with the builder's vocabulary filters
+    (:func:`_vmf_counts`) and counts the documents :func:`drop_empty_documents` keeps; no tf-idf, split or
+    store is built.
 
     Parameters
     ----------
@@ -591,14 +574,11 @@ def subsample_document_counts(name: str, raw: Raw, settings: Mapping[str, Any], 
     pool, _ = spec.subsample_pool({k: Path(v) for k, v in raw.items()})
     labels, texts = pool["label"].to_numpy(), pool["text"].to_numpy()
     per_class, min_df = _opt(settings, "per_class", SUBSAMPLE_PER_CLASS), _opt(settings, "min_df", SUBSAMPLE_MIN_DF)
-    picks = [_sample_per_class(labels, per_class, int(seed)) for seed in seeds]
-    drawn = np.unique(np.concatenate(picks)) if picks else np.zeros(0, dtype=np.int64)
-    tokens, stop = re.compile(SKLEARN_TOKENS), smart_stopwords()
-    words = [list(set(tokens.findall(texts[i].lower())) - stop) for i in drawn]  # each drawn document's terms
-    ids = pd.factorize(np.fromiter(itertools.chain.from_iterable(words), dtype=object))[0] if words else []
-    ends = np.cumsum([len(w) for w in words])
-    terms = dict(zip(drawn.tolist(), np.split(np.asarray(ids, dtype=np.int64), ends[:-1])))
-    return [_vmf_documents_left([terms[i] for i in idx.tolist()], min_df) for idx in picks]
+    out = []
+    for seed in seeds:
+        X, _ = _vmf_counts(texts[_sample_per_class(labels, per_class, int(seed))], min_df)
+        out.append(int(drop_empty_documents(sp.csr_matrix(X)).sum()))
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
