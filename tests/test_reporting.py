@@ -1,6 +1,7 @@
 """scalable_bayes.reporting: a claim file says where a failing claim's deciding experiment is, and only then."""
 
 import json
+import math
 
 from scalable_bayes.reporting import Claim, read_claims, write_claim
 
@@ -120,3 +121,13 @@ def test_welch_degrees_of_freedom_of_a_difference():
     assert welch_df(0.3, 4, 0.0, None) == pytest.approx(4.0)
     assert welch_df(0.1, None, 0.2, None) is None
     assert welch_df(0.0, 3, 0.0, 3) is None
+
+
+def test_clearance_is_the_margin_over_its_band():
+    from scalable_bayes.reporting import band_factor, clearance
+
+    assert clearance(0.3, 0.1) == pytest.approx(1.5)
+    assert clearance(0.3, 0.1, 4) == pytest.approx(3.0 / band_factor(4))
+    assert clearance(-0.2, 0.0) == -math.inf and clearance(0.2, 0.0) == math.inf and clearance(0.0, 0.0) == 0.0
+    e = Evidence("gap", 0.5, 0.1, "sd of 2 seeds / sqrt(2)", df=1)
+    assert e.clearance == pytest.approx(e.margin / e.band) and -1 < e.clearance < 1 and e.verdict == "undecided"

@@ -95,6 +95,32 @@ def band_factor(df: float | None = None) -> float:
     return float(stdtrit(df, 0.5 + BAND_COVERAGE / 2.0))
 
 
+def clearance(margin: float, sd: float, df: float | None = None) -> float:
+    """How far a margin clears its band: ``margin / (band_factor(df) * sd)``.
+
+    Above 1 the comparison holds, below -1 it fails, in between it is undecided. Used to pick the comparison
+    that decides a claim made of several ("at every size", "in every cell": the least clear one).
+
+    Parameters
+    ----------
+    margin : float
+        The measured effect minus the threshold (positive supports the claim).
+    sd : float
+        Its run-to-run sd.
+    df : float or None, default None
+        Degrees of freedom of ``sd`` (:func:`band_factor`).
+
+    Returns
+    -------
+    float
+        The ratio; for ``sd = 0`` (a deterministic comparison) +-inf by the margin's sign, and 0 for a zero
+        margin.
+    """
+    if sd > 0:
+        return margin / (band_factor(df) * sd)
+    return 0.0 if margin == 0 else math.copysign(math.inf, margin)
+
+
 def welch_df(sd_a: float, df_a: float | None, sd_b: float, df_b: float | None) -> float | None:
     """Welch-Satterthwaite degrees of freedom of ``sqrt(sd_a**2 + sd_b**2)``, the sd of a difference of two
     independent estimates.
@@ -199,6 +225,11 @@ class Evidence:
     def band(self) -> float:
         """How far from zero the margin must be to decide: :func:`band_factor` of ``df`` times ``sd``."""
         return band_factor(self.df) * self.sd if self.sd > 0 else 0.0
+
+    @property
+    def clearance(self) -> float:
+        """``margin / band`` (:func:`clearance`): above 1 it holds, below -1 it fails."""
+        return clearance(self.margin, self.sd, self.df)
 
     def as_dict(self) -> dict:
         return {"name": self.name, "margin": self.margin, "sd": self.sd, "sd_from": self.sd_from,

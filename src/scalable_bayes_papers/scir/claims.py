@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.reporting import Claim, Evidence, band_factor
+from scalable_bayes.reporting import Claim, Evidence, clearance
 
 from . import data
 
@@ -98,12 +98,10 @@ def jackknife_sd(seeds, stat) -> float:
 
 
 def _least_clear(rows: list) -> dict:
-    """Of several (margin, sd, df, ...) dicts, the one with the smallest margin / band (band: Student's t factor
-    of ``df`` times sd, :func:`scalable_bayes.reporting.band_factor`; sd 0: the margin's sign x inf): the
-    comparison that decides "at every size" (it fails if any fails, holds only if all hold)."""
-    def z(r):
-        return r["margin"] / (band_factor(r.get("df")) * r["sd"]) if r["sd"] > 0 else np.sign(r["margin"]) * np.inf
-    return min(rows, key=z)
+    """Of several (margin, sd, df, ...) dicts, the one with the smallest margin / band
+    (:func:`scalable_bayes.reporting.clearance`): the comparison that decides "at every size" (it fails if any
+    fails, holds only if all hold)."""
+    return min(rows, key=lambda r: clearance(r["margin"], r["sd"], r.get("df")))
 
 
 # ------------------------------------------------------------------ Fig. 1: boxplots of omega_5 (Sec. 1.3, 2.2)

@@ -209,27 +209,19 @@ def jackknife_evidence(name: str, margin: float, seeds, stat, what: str = "") ->
     return Evidence(name, margin, sd, f"jackknife over the {n} seeds{' of ' + what if what else ''}, {n - 1} df", n - 1)
 
 
-def band_ratio(e: Evidence) -> float:
-    """margin / band (the band: 2 sds, or Student's t band for an sd from a few seeds; +-inf for a non-zero
-    margin with sd 0): above 1 the evidence holds, below -1 it fails."""
-    if e.band > 0:
-        return e.margin / e.band
-    return 0.0 if e.margin == 0 else float(np.copysign(np.inf, e.margin))
-
-
 def worst_part(parts, name: str) -> Evidence:
     """'Every part holds' as one Evidence: the part with the smallest margin / band decides exactly as
     :func:`~scalable_bayes.reporting.combine_verdicts` over all parts would (all hold iff it holds, one fails
     iff it fails), also when the parts' sds have different degrees of freedom."""
     parts = list(parts)
-    e = min(parts, key=band_ratio)
+    e = min(parts, key=lambda p: p.clearance)
     return Evidence(f"{name} (worst of {len(parts)}: {e.name})", e.margin, e.sd, e.sd_from, e.df)
 
 
 def kth_best_part(parts, k: int, name: str) -> Evidence:
     """'At least k parts hold' as one Evidence: the part with the k-th largest margin / band (it holds iff k
     parts hold; it fails iff fewer than k parts could still hold, i.e. more than len - k fail)."""
-    parts = sorted(parts, key=band_ratio, reverse=True)
+    parts = sorted(parts, key=lambda p: p.clearance, reverse=True)
     e = parts[k - 1]
     return Evidence(f"{name} ({k}-th best of {len(parts)}: {e.name})", e.margin, e.sd, e.sd_from, e.df)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from scalable_bayes.reporting import Claim, Evidence
+from scalable_bayes.reporting import Claim, Evidence, clearance
 
 
 # The paper's settings of each item, for the scale string of its claim.
@@ -446,7 +446,7 @@ TAB1_SUBSAMPLE_DF = 9
 def _tab1_fields(df, rel_tol=0.1):
     """Class counts equal to the paper's (deterministic: the classes do not depend on the subsample), and the
     document and term counts within ``rel_tol`` of the paper's, each decided by the data set whose margin is
-    least clear (smallest margin / sd; sd from :data:`TAB1_SUBSAMPLE_SD` with :data:`TAB1_SUBSAMPLE_DF` degrees of
+    least clear (smallest margin / band, :func:`scalable_bayes.reporting.clearance`; sd from :data:`TAB1_SUBSAMPLE_SD` with :data:`TAB1_SUBSAMPLE_DF` degrees of
     freedom, so its band is Student's t, 2.32 sds; 0 for whole corpora)."""
     ok_classes = bool((df.classes == df.paper_classes).all())
     docs_dev = (df.n_docs - df.paper_docs).abs() / df.paper_docs
@@ -459,7 +459,7 @@ def _tab1_fields(df, rel_tol=0.1):
         for ds, d, paper in zip(df.dataset, dev, df[col.replace("n_", "paper_")]):
             sd = TAB1_SUBSAMPLE_SD.get(ds, {}).get(col, 0.0) / float(paper)
             rows.append((ds, rel_tol - float(d), sd))
-        ds, m, sd = min(rows, key=lambda r: r[1] / r[2] if r[2] > 0 else np.sign(r[1]) * np.inf)
+        ds, m, sd = min(rows, key=lambda r: clearance(r[1], r[2], TAB1_SUBSAMPLE_DF if r[2] > 0 else None))
         evidence.append(Evidence(f"{what}: {rel_tol:.0%} minus |relative deviation from the paper's| ({ds})", m, sd,
                                  f"sd of {ds}'s {what} over data seeds 0-9 (measured once, TAB1_SUBSAMPLE_SD) / the "
                                  f"paper's count, {TAB1_SUBSAMPLE_DF} df" if sd > 0
