@@ -414,7 +414,7 @@ def collect_claims(paths: Iterable[str | os.PathLike], out_md: str | os.PathLike
         "fails when one misses by more, and is undecided at this scale otherwise (margins and bands in the",
         "verdict column; how each sd was measured in the claim file's `evidence`). An sd estimated from n seeds",
         f"widens its band to Student's t with n - 1 degrees of freedom at the same coverage ({BAND_COVERAGE:.2%}):",
-        "13.97 sds with two seeds, 2.87 with five.",
+        f"{band_factor(1):.2f} sds with two seeds, {band_factor(4):.2f} with five.",
         "",
     ]
     counts = {v: int((df["verdict"] == v).sum()) for v in VERDICTS}
