@@ -194,6 +194,7 @@ def test_fig5_sd_is_the_seeds_sd_of_the_paired_differences():
     assert same.margin == pytest.approx(0.007) and same.sd == pytest.approx(0.002 / np.sqrt(3))
     assert fast.margin == pytest.approx(0.6) and fast.sd == pytest.approx(0.1 / np.sqrt(3))
     assert same.df == 2 and fast.df == 2 and "2 df" in same.sd_from
+    assert fast.clock and not same.clock  # the speed-up is measured on a clock, the likelihood gap is not
     one = claims.check_fig5(df[df.seed == 0], {}, "test")
     assert one.verdict == "not checked" and not one.evidence and "one seed" in one.measured
 
@@ -281,6 +282,8 @@ def test_fig2_sd_from_two_seeds_and_from_one_seeds_curves():
     assert ev1.sd == pytest.approx(np.hypot(noise["ESCA"][0], noise["CGS"][0])) and "one seed" in ev1.sd_from
     assert ev1.df == pytest.approx(welch_df(*noise["ESCA"], *noise["CGS"]))
     assert noise["CGS"][0] > 0.002 and c1.verdict == "holds", c1.measured
+    for claim in (c, c1):  # the time-to-target leads are measured on a clock, the quality margins are not
+        assert all(e.clock == ("time" in e.name) for e in claim.evidence) and any(e.clock for e in claim.evidence)
 
 
 def test_log_lead_bounds_where_an_engine_never_reaches_the_target():
@@ -458,6 +461,7 @@ def test_throughput_sd_is_the_repeats_sd_of_the_log_times():
     assert e1.df == pytest.approx(welch_df(rows.loc[("ESCA", 1), "log_time_to_target_se"], 3,
                                            rows.loc[("tomotopy", 1), "log_time_to_target_se"], 3))
     assert 3 <= e1.df <= 6  # between one engine's 3 df and both engines' 6
+    assert all(e.clock for e in c.evidence)
 
 
 # ---------------------------------------------------------------------------- static and qualitative items

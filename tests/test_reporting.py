@@ -109,6 +109,7 @@ def test_an_sd_from_two_seeds_needs_a_t_band_and_the_claim_file_keeps_its_df(tmp
     write_claim(p, id="X", paper="x", claim="c", measured="m", holds=None, scale="s", evidence=[two])
     c = json.loads(p.read_text())
     assert c["verdict"] == "undecided" and c["evidence"][0]["df"] == 1 and c["evidence"][0]["band"] > 1.39
+    assert c["evidence"][0]["clock"] is False
     for bad in (0, -1, float("nan")):
         with pytest.raises(ValueError, match="df must be > 0"):
             Evidence("gap", 0.5, 0.1, "x", df=bad)

@@ -187,6 +187,9 @@ class Evidence:
         Degrees of freedom of ``sd``: ``n - 1`` when it is the sd of ``n`` independent per-seed values
         (divided by ``sqrt(n)`` for a mean); None when it is known well (deterministic, or measured from
         many values). Widens the band to Student's t (:func:`band_factor`).
+    clock : bool, default False
+        True when the margin is measured on a clock (a time to a target, a speed-up): it follows the
+        machine's load, so two runs of the same code and seeds may give different margins.
     """
 
     name: str
@@ -194,6 +197,7 @@ class Evidence:
     sd: float
     sd_from: str
     df: float | None = None
+    clock: bool = False
 
     def __post_init__(self):
         if self.df is not None:
@@ -233,7 +237,7 @@ class Evidence:
 
     def as_dict(self) -> dict:
         return {"name": self.name, "margin": self.margin, "sd": self.sd, "sd_from": self.sd_from,
-                "df": self.df, "band": self.band, "verdict": self.verdict}
+                "df": self.df, "band": self.band, "clock": self.clock, "verdict": self.verdict}
 
 
 def combine_verdicts(verdicts: Iterable[str]) -> str:
@@ -360,7 +364,8 @@ def write_claim(
     missing = [k for k, v in dict(id=id, paper=paper, claim=claim, measured=measured, scale=scale).items() if v is None]
     if missing:
         raise TypeError(f"write_claim: missing claim fields {missing}")
-    ev = tuple(e if isinstance(e, Evidence) else Evidence(e["name"], e["margin"], e["sd"], e["sd_from"], e.get("df"))
+    ev = tuple(e if isinstance(e, Evidence) else Evidence(e["name"], e["margin"], e["sd"], e["sd_from"], e.get("df"),
+                                                              bool(e.get("clock", False)))
                for e in (evidence or ()))
     verdict, holds = _verdict_of(holds, ev, str(id))
     content = {

@@ -45,13 +45,13 @@ def seed_mean_se(values) -> tuple[float, float, int]:
     return mean, se, n
 
 
-def _seed_evidence(name, margins, what) -> Evidence | None:
+def _seed_evidence(name, margins, what, clock: bool = False) -> Evidence | None:
     """Evidence from per-seed margins (paired by seed): their mean, sd = sd over seeds / sqrt(n) with n - 1
     degrees of freedom; None with fewer than 2 seeds (no spread to measure)."""
     m, se, n = seed_mean_se(margins)
     if n < 2:
         return None
-    return Evidence(name, m, se, f"sd of the {n} seeds' {what} / sqrt({n}), {n - 1} df", df=n - 1)
+    return Evidence(name, m, se, f"sd of the {n} seeds' {what} / sqrt({n}), {n - 1} df", df=n - 1, clock=clock)
 
 
 def _combined_df(parts) -> float | None:
@@ -226,7 +226,7 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
                                      "paired margins ESCA final - (CGS final - tol)"))
             for m, lead in mg["lead"].items():
                 e = _seed_evidence(f"{c}: ESCA first to CGS's final LL - {FIG2_FIRST_GAP}, log({m} time / ESCA time)",
-                                   lead.values(), f"paired log({m} / ESCA) times to the target")
+                                   lead.values(), f"paired log({m} / ESCA) times to the target", clock=True)
                 if e is None:
                     gaps.append(f"{c} vs {m}: the target reached by one of them on fewer than 2 seeds")
                 ev.append(e)
@@ -248,7 +248,7 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
                         continue
                     sd, sd_df = _perturbed_sd(d, clock, tol, noise, lambda r, m=m: r["lead"][m][s])
                     ev.append(Evidence(f"{c}: ESCA first to CGS's final LL - {FIG2_FIRST_GAP}, log({m} time / ESCA time)",
-                                       lead[s], sd, how, df=sd_df))
+                                       lead[s], sd, how, df=sd_df, clock=True))
             else:
                 gaps.append(f"{c}: fewer than 3 evaluations per curve, no noise to measure")
         ev = [e for e in ev if e is not None]
@@ -444,7 +444,8 @@ def check_fig5(df: pd.DataFrame, settings, profile) -> Claim:
                            f"sd of the {n} seeds' paired mean gaps LL(sparse) - LL(plain) / sqrt({n}), {n - 1} df",
                            df=n - 1),
                   Evidence(f"K={K}: log(plain / sparse time to the last iteration)", sp_m, sp_se,
-                           f"sd of the {n} seeds' paired log speed-ups / sqrt({n}), {n - 1} df", df=n - 1)]
+                           f"sd of the {n} seeds' paired log speed-ups / sqrt({n}), {n - 1} df", df=n - 1,
+                           clock=True)]
         evidence += ev
         last = d[d["iteration"] == d["iteration"].max()]
         t = last.groupby("method")["wall_time"].mean()
@@ -628,7 +629,7 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                                   float(np.sqrt(sum(s ** 2 for s in ses))),
                                   f"ESCA: {e['spread_from']}; {PEER}: {p['spread_from']} (se of each mean log time, "
                                   "combined as independent; df: their Welch-Satterthwaite combination)",
-                                  df=_combined_df(zip(ses, se_dfs)))
+                                  df=_combined_df(zip(ses, se_dfs)), clock=True)
                     evidence.append(ev)
                 txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x"
                         + (f" (log {lead:+.3f} +- {ev.sd:.3f}{_df_txt(ev)}: {ev.verdict})" if ev is not None
