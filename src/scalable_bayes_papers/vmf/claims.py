@@ -122,7 +122,6 @@ def _fig2_fields(df, allowed_violations=0.01, floor=1e-12):
     decreasing = bool(np.all(np.diff(bulk.to_numpy()) < 0))
     fall = [_decades(a) - _decades(b) for a, b in zip(bulk.to_numpy()[:-1], bulk.to_numpy()[1:])]
     decreasing_all = bool(np.all(np.diff(max_abs.to_numpy()) < 0))
-    beats = all(v <= allowed_violations for v in frac.values())
     ode = df[df.method == "ode"]
     ode_err = ode.groupby("d")["dphi_abs_err"].max() if len(ode) else pd.Series(dtype=float)
     ode_txt = ("; the paper's ODE reference's own max |err phi'| (vs the mpmath reference) by d: "
