@@ -63,6 +63,8 @@ def test_worst_part_ranks_by_the_band_and_keeps_the_deciding_parts_df():
     e = claims.worst_part(parts, "all")
     assert e.name.endswith("two seeds)") and e.df == 1 and e.verdict == combine_verdicts(p.verdict for p in parts) == "undecided"
     assert claims.kth_best_part(parts, 1, "one").name.endswith("many values)")
+    timed = [Evidence("a time ratio", -1.0, 0.1, "x", 4, clock=True), Evidence("untimed", 5.0, 0.1, "x", 4)]
+    assert claims.worst_part(timed, "all").clock and claims.kth_best_part(timed, 2, "two").clock  # the flag travels
 
 
 #: The default (quick) config's synthetic seeds and the paper profile's: a right variant must hold with these.

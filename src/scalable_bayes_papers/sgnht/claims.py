@@ -12,6 +12,8 @@ here from the profile and the settings.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -215,7 +217,7 @@ def worst_part(parts, name: str) -> Evidence:
     iff it fails), also when the parts' sds have different degrees of freedom."""
     parts = list(parts)
     e = min(parts, key=lambda p: p.clearance)
-    return Evidence(f"{name} (worst of {len(parts)}: {e.name})", e.margin, e.sd, e.sd_from, e.df)
+    return dataclasses.replace(e, name=f"{name} (worst of {len(parts)}: {e.name})")
 
 
 def kth_best_part(parts, k: int, name: str) -> Evidence:
@@ -223,7 +225,7 @@ def kth_best_part(parts, k: int, name: str) -> Evidence:
     parts hold; it fails iff fewer than k parts could still hold, i.e. more than len - k fail)."""
     parts = sorted(parts, key=lambda p: p.clearance, reverse=True)
     e = parts[k - 1]
-    return Evidence(f"{name} ({k}-th best of {len(parts)}: {e.name})", e.margin, e.sd, e.sd_from, e.df)
+    return dataclasses.replace(e, name=f"{name} ({k}-th best of {len(parts)}: {e.name})")
 
 
 def _evidence(build):
@@ -775,7 +777,7 @@ def check_tau_study(table: pd.DataFrame, settings: dict, profile: str) -> Claim:
                                            spread)
         key = f"N={int(n)} minibatch={int(b)}"
         e = fr["evidence"]
-        ev.append(Evidence(f"{key}: {e.name}", e.margin, e.sd, e.sd_from, e.df))
+        ev.append(dataclasses.replace(e, name=f"{key}: {e.name}"))
         div = {f"{m} {_label(h, A)}": int(v) for (m, h, A), v in r["n_diverged"].items() if v} if "n_diverged" in r else {}
         per[key] = {"panel4_verdict": fr["verdict"], "n_sghmc_cells_beaten": fr["n_lower"], "diverged_chains": div,
                     "per_sghmc_cell": fr["per_cell"]}
