@@ -64,9 +64,3 @@ def test_missing_run_tables_exit_2_with_the_path(tmp_path, capsys):
                     "--configfile-b", *map(str, cfg_b)])
     assert rc == 2
     assert "no ESCA Fig. 6 run tables of seeds [0]" in capsys.readouterr().err
-
-
-def test_merge_is_snakemakes_key_by_key_merge():
-    base = {"a": {"b": 1, "c": {"d": 2}}, "e": [1]}
-    assert pool._merge(base, {"a": {"c": {"d": 3}}, "e": [2]}) == {"a": {"b": 1, "c": {"d": 3}}, "e": [2]}
-    assert base["a"]["c"]["d"] == 2  # the base is not modified

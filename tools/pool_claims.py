@@ -20,7 +20,6 @@ A, ``config/replication.yaml`` for B). Exit status: 0 on success, 2 on bad input
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 from pathlib import Path
@@ -28,24 +27,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _merge(base: dict, over: dict) -> dict:
-    """``over`` merged into a copy of ``base`` key by key, dicts recursively (Snakemake's --configfile merge)."""
-    out = copy.deepcopy(base)
-    for k, v in (over or {}).items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
-    return out
-
-
 def load_config(configfiles: list[Path]) -> dict:
     """The validated config of a run (``config/config.yaml`` with ``configfiles`` merged over it), every seed
     moved by its ``seed_offset``, as ``workflow/rules/common.smk`` builds it."""
     import yaml
+    from snakemake.utils import update_config
 
     from scalable_bayes_papers.config import apply_seed_offset, validate_config
 
     cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     for f in configfiles:
-        cfg = _merge(cfg, yaml.safe_load(Path(f).read_text()) or {})
+        update_config(cfg, yaml.safe_load(Path(f).read_text()) or {})
     return apply_seed_offset(validate_config(cfg, REPO / "workflow" / "schemas"))
 
 
@@ -89,7 +81,7 @@ def pooled_claims(run_a: Path, run_b: Path, cfg_a: dict, cfg_b: dict) -> list[di
 
     pooled = []
     ml_a, ml_b = cfg_a["sgnht"]["ml"], cfg_b["sgnht"]["ml"]
-    if cfg_a["sgnht"]["activate"] and ml_a["activate"] and ml_b["activate"]:
+    if all(c["sgnht"]["activate"] and c["sgnht"]["ml"]["activate"] for c in (cfg_a, cfg_b)):
         (sa, ta), (sb, tb) = sgnht_ml_tables(run_a, ml_a), sgnht_ml_tables(run_b, ml_b)
         summary, trace = pd.concat([sa, sb], ignore_index=True), pd.concat([ta, tb], ignore_index=True)
         ml = {**ml_a, "seeds": sorted(set(ml_a["seeds"]) | set(ml_b["seeds"]))}
