@@ -11,7 +11,6 @@ distance of SCIR Fig. 2).
 from __future__ import annotations
 
 import numpy as np
-import scipy.stats as st
 from numba import njit
 
 from ..manifolds import GammaSimplex
@@ -99,4 +98,6 @@ def dirichlet_marginal(counts, alpha=0.1):
     """
     a = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (len(counts),)) + np.asarray(counts, dtype=np.float64)
     tot = a.sum()
+    import scipy.stats as st  # here, not at import: scipy.stats costs ~0.7 s to import and few callers need it
+
     return [st.beta(aj, tot - aj) for aj in a]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy import stats
 
 from ..rng import normal_pair
 from . import _checks
@@ -202,6 +201,8 @@ def gaussian_known_variance_posterior(x):
         ``scipy.stats.norm(xbar, 1 / sqrt(N))``.
     """
     x = np.asarray(x, dtype=np.float64)
+    from scipy import stats  # here, not at import (~0.7 s)
+
     return stats.norm(x.mean(), 1.0 / np.sqrt(x.size))
 
 
@@ -279,6 +280,8 @@ def normal_gamma_posterior(x):
     kappa_n = 1.0 + N
     alpha_n = 1.0 + N / 2.0
     beta_n = 1.0 + 0.5 * np.sum((x - xbar) ** 2) + N * xbar**2 / (2.0 * (1.0 + N))
+    from scipy import stats  # here, not at import (~0.7 s)
+
     mu_marg = stats.t(df=2 * alpha_n, loc=mu_n, scale=np.sqrt(beta_n / (alpha_n * kappa_n)))
     gam_marg = stats.gamma(a=alpha_n, scale=1.0 / beta_n)
     return {"mu_N": mu_n, "kappa_N": kappa_n, "alpha_N": alpha_n, "beta_N": beta_n, "mu": mu_marg, "gamma": gam_marg}

@@ -21,7 +21,6 @@ import time
 
 import numpy as np
 import pandas as pd
-import scipy.stats as st
 
 from scalable_bayes import models, samplers
 from scalable_bayes.evaluation.heldout import heldout_loglik
@@ -45,6 +44,8 @@ def ks_distances(omega: np.ndarray, counts, alpha) -> np.ndarray:
     supplement with the paper's definition is not available): d_j = sup_x |F^_j(x) - F_j(x)|, F_j the
     Beta(alpha_j + n_j, sum(alpha + n) - alpha_j - n_j) CDF of the Dirichlet posterior."""
     marg = models.dirichlet_marginal(counts, alpha)
+    import scipy.stats as st  # here, not at import (~0.7 s): only the simplex runs use it
+
     return np.array([st.kstest(omega[:, j], marg[j].cdf).statistic for j in range(omega.shape[1])])
 
 
