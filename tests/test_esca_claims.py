@@ -258,32 +258,21 @@ def test_fig2_fails_when_esca_is_slower_than_cgs_to_the_target():
     assert c.verdict == "fails"
 
 
-def test_fig2_sd_from_two_seeds_and_from_one_seeds_curves():
+def test_fig2_sd_from_two_seeds_and_one_seed_not_checked():
     """Two seeds with quality margins m0, m1: the evidence is their mean with sd |m0 - m1| / 2 (= sd / sqrt(2)),
-    1 df. One seed: each curve's noise is the rms of its second differences over its last evaluations / sqrt(6) (a
-    curve alternating +-e around a line has second differences +-4e: noise 4e / sqrt(6)), with the df of m
-    correlated second differences, 36 m^2 / (70 m - 36); the quality margin's sd combines ESCA's and CGS's noise,
-    its df their Welch-Satterthwaite combination."""
+    1 df; the time-to-target leads are on a clock, the quality margins are not. One seed: no spread to
+    measure, so no evidence and the claim is not checked, with the seed's margins in the note."""
     two = _fig2_runs(seeds=(0, 1))
     c = claims.check_fig2(two, {}, "test")
     q = c.details["wikipedia"]["quality_margin_per_seed"]
     (ev,) = [e for e in c.evidence if "above CGS" in e.name]
     assert ev.margin == pytest.approx((q[0] + q[1]) / 2) and ev.sd == pytest.approx(abs(q[0] - q[1]) / 2)
     assert ev.df == 1
-    line = pd.DataFrame({"iteration": np.arange(10), "heldout_ll": -7.0 + 0.001 * np.arange(10)
-                         + 0.002 * (-1.0) ** np.arange(10)})
-    sd, k = claims.ll_noise(line)  # last half: 5 evaluations, 3 second differences
-    assert sd == pytest.approx(4 * 0.002 / np.sqrt(6)) and k == pytest.approx(36 * 9 / (70 * 3 - 36))
-    one = two[two.seed == 0].copy()
-    one.loc[one.method == "CGS", "heldout_ll"] += 0.002 * (-1.0) ** (one.loc[one.method == "CGS", "iteration"] // 3)
-    c1 = claims.check_fig2(one, {}, "test")
-    (ev1,) = [e for e in c1.evidence if "above CGS" in e.name]
-    noise = {m: claims.ll_noise(g) for m, g in one.groupby("method")}
-    assert ev1.sd == pytest.approx(np.hypot(noise["ESCA"][0], noise["CGS"][0])) and "one seed" in ev1.sd_from
-    assert ev1.df == pytest.approx(welch_df(*noise["ESCA"], *noise["CGS"]))
-    assert noise["CGS"][0] > 0.002 and c1.verdict == "holds", c1.measured
-    for claim in (c, c1):  # the time-to-target leads are measured on a clock, the quality margins are not
-        assert all(e.clock == ("time" in e.name) for e in claim.evidence) and any(e.clock for e in claim.evidence)
+    assert all(e.clock == ("time" in e.name) for e in c.evidence) and any(e.clock for e in c.evidence)
+    one = claims.check_fig2(two[two.seed == 0], {}, "test")
+    assert one.verdict == "not checked" and not one.evidence
+    q0 = one.details["wikipedia"]["quality_margin_per_seed"][0]
+    assert q0 == pytest.approx(q[0]) and f"quality {q0:+.4f}" in one.note and "pool_claims" in one.note
 
 
 def test_log_lead_bounds_where_an_engine_never_reaches_the_target():
@@ -400,31 +389,33 @@ def test_tabu1_fails_when_sequential_gibbs_misses_the_target():
 
 
 # ---------------------------------------------------------------------------- Throughput: time to target vs peer
-def _throughput_table(esca_sec, esca_lag=2.0, repeats=4, jitter=0.03, seed=0):
+def _throughput_table(esca_sec, esca_lag=2.0, seeds=4, jitter=0.03, seed=0, repeats=1):
     """The throughput table (tables.throughput) of toy runs: every engine's LL climbs as -7 - 2 exp(-it / tau);
     ESCA needs ``esca_lag`` x a Gibbs sampler's iterations at ``esca_sec`` s each (tomotopy 0.1 s, CGS 0.4 s).
-    ESCA and tomotopy are timed ``repeats`` times (config throughput.timing_repeats), each repeat's clock
-    scaled by a factor with log-sd ``jitter`` (the machine's load)."""
+    ESCA and tomotopy run ``seeds`` seeds, each timed ``repeats`` times (config throughput.timing_repeats), each
+    fit's clock scaled by a factor with log-sd ``jitter`` (the machine's load, a seed's other path)."""
     from scalable_bayes_papers.esca import tables
 
     rng = np.random.default_rng(seed)
     rows = []
     for method, thr, tau, sec, n_it in [("ESCA", 1, 5 * esca_lag, esca_sec, 60), ("ESCA", 2, 5 * esca_lag, 0.6 * esca_sec, 60),
                                         ("tomotopy", 1, 5, 0.1, 30), ("tomotopy", 2, 5, 0.06, 30), ("CGS", 1, 5, 0.4, 30)]:
-        for rep in range(1 if method == "CGS" else repeats):
-            f = float(np.exp(rng.normal(0, jitter)))
-            for it in range(0, n_it + 1, 5):
-                rows.append({"train_corpus": "toy", "method": method, "threads": thr, "seed": 0, "n_topics": 10,
-                             "alpha": 0.5, "beta": 0.1, "iteration": it, "n_tokens": 1000, "wall_time": f * sec * it,
-                             "cpu_time": f * sec * it * thr, "tokens_per_s": 1000 / sec, "repeat": rep,
-                             "heldout_ll": -7.0 - 2.0 * np.exp(-it / tau), "state_bytes": 2**20, "peak_rss_mib": 100.0})
+        for sd in range(seeds):
+            for rep in range(1 if method == "CGS" else repeats):
+                f = float(np.exp(rng.normal(0, jitter)))
+                for it in range(0, n_it + 1, 5):
+                    rows.append({"train_corpus": "toy", "method": method, "threads": thr, "seed": sd, "n_topics": 10,
+                                 "alpha": 0.5, "beta": 0.1, "iteration": it, "n_tokens": 1000, "wall_time": f * sec * it,
+                                 "cpu_time": f * sec * it * thr, "tokens_per_s": 1000 / sec, "repeat": rep,
+                                 "heldout_ll": -7.0 - 2.0 * np.exp(-it / tau), "state_bytes": 2**20,
+                                 "peak_rss_mib": 100.0})
     return tables.throughput(pd.DataFrame(rows), quality_tol=0.05)
 
 
 def test_throughput_esca_first_to_the_target_passes():
     c = claims.check_throughput(_throughput_table(esca_sec=0.03), "test")
     assert c.verdict == "holds" and len(c.evidence) == 2
-    assert all("4 timing repeats" in e.sd_from for e in c.evidence)
+    assert all("4 seeds" in e.sd_from for e in c.evidence)
 
 
 def test_throughput_fails_when_esca_is_2x_slower_per_iteration():
@@ -434,18 +425,20 @@ def test_throughput_fails_when_esca_is_2x_slower_per_iteration():
     assert c.verdict == "fails"
 
 
-def test_throughput_ratio_within_its_timing_spread_is_undecided():
-    """ESCA's iteration 2x cheaper with 2x the iterations (par, the quick run's 0.90x-1.07x at 2 threads) under a
-    load that moves each repeat's time by 10%: undecided; with one repeat there is no spread: not checked."""
+def test_throughput_ratio_within_its_seeds_spread_is_undecided_and_one_seed_is_not_checked():
+    """ESCA's iteration 2x cheaper with 2x the iterations (par, the quick run's 0.90x-1.07x at 2 threads) with
+    seeds whose times differ by 10%: undecided. One seed is not checked, however many timing repeats re-time
+    it: repeats measure the time per iteration, not the iterations another seed needs."""
     c = claims.check_throughput(_throughput_table(esca_sec=0.05, jitter=0.1, seed=3), "test")
     assert c.verdict == "undecided", c.measured
     assert all(abs(e.margin) < 2 * e.sd for e in c.evidence)
-    one = claims.check_throughput(_throughput_table(esca_sec=0.03, repeats=1), "test")
+    one = claims.check_throughput(_throughput_table(esca_sec=0.03, seeds=1, repeats=4), "test")
     assert one.verdict == "not checked" and "no spread to measure" in one.note
+    assert "one seed (4 timing repeat(s)" in one.note
 
 
-def test_throughput_sd_is_the_repeats_sd_of_the_log_times():
-    """Four repeats: the log time to the target of each engine has sd s over its repeats; the evidence's sd is
+def test_throughput_sd_is_the_seeds_sd_of_the_log_times():
+    """Four seeds: the log time to the target of each engine has sd s over its seeds; the evidence's sd is
     sqrt(s_ESCA^2 / 4 + s_tomotopy^2 / 4), its df the Welch-Satterthwaite combination of the two engines' 3 df,
     and its margin the difference of the mean log times."""
     t = _throughput_table(esca_sec=0.03, jitter=0.05, seed=1)
@@ -456,7 +449,7 @@ def test_throughput_sd_is_the_repeats_sd_of_the_log_times():
                                       - rows.loc[("ESCA", 1), "log_time_to_target"])
     assert e1.sd == pytest.approx(np.hypot(rows.loc[("ESCA", 1), "log_time_to_target_se"],
                                            rows.loc[("tomotopy", 1), "log_time_to_target_se"]))
-    assert rows.loc[("ESCA", 1), "n_repeats"] == 4 and rows.loc[("ESCA", 1), "log_time_to_target_se"] > 0
+    assert rows.loc[("ESCA", 1), "n_seeds"] == 4 and rows.loc[("ESCA", 1), "log_time_to_target_se"] > 0
     assert rows.loc[("ESCA", 1), "log_time_to_target_df"] == 3 and rows.loc[("tomotopy", 1), "log_time_to_target_df"] == 3
     assert e1.df == pytest.approx(welch_df(rows.loc[("ESCA", 1), "log_time_to_target_se"], 3,
                                            rows.loc[("tomotopy", 1), "log_time_to_target_se"], 3))

@@ -10,7 +10,8 @@ import pandas as pd
 
 from scalable_bayes_papers.esca import claims
 
-from test_esca_claims import _fig6_frame
+from test_esca_claims import _fig2_runs, _fig6_frame
+from test_esca_throughput import _runs as _throughput_runs
 
 REPO = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("pool_claims", REPO / "tools" / "pool_claims.py")
@@ -31,6 +32,28 @@ def _fig6_run(run: Path, frame: pd.DataFrame, seed: int, verdict: str | None = N
         (c / "ESCA-Fig6.json").write_text(json.dumps({"verdict": verdict}))
 
 
+def _lda_runs(run: Path, cfg: dict, fig2: pd.DataFrame, throughput: pd.DataFrame, seed: int) -> None:
+    """The Fig. 2 and throughput run files of ``run`` for its config's corpora, engines, thread counts and one
+    ``seed``, from toy frames of one corpus (relabelled per corpus), at the paths rule esca_lda_runs writes."""
+    esca = cfg["esca"]
+    f = esca["fig2"]
+    for c in f["corpora"]:
+        for m in f["methods"]:
+            p = pool._esca_run(run, "fig2", c, m, f["run"], f["run"]["threads"], seed)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fig2[(fig2["method"] == m)].assign(train_corpus=c, seed=seed).to_parquet(p)
+    t = esca["throughput"]
+    for c in t["corpora"]:
+        for m in t["methods"]:
+            for th in t["threads"]:
+                rows = throughput[(throughput["method"] == m) & (throughput["threads"] == th)]
+                if rows.empty:
+                    continue
+                p = pool._esca_run(run, "throughput", c, m, t["run"], th, seed)
+                p.parent.mkdir(parents=True, exist_ok=True)
+                rows.assign(train_corpus=c, seed=seed).to_parquet(p)
+
+
 def _configs(tmp_path):
     off = tmp_path / "ml_off.yaml"
     off.write_text("sgnht: {ml: {activate: false}}\n")
@@ -46,9 +69,12 @@ def test_pooled_fig6_is_the_check_on_both_runs_seeds(tmp_path):
     _fig6_run(tmp_path / "b", frame, 1000)
     cfg_a, cfg_b = (pool.load_config(c) for c in _configs(tmp_path))
     assert cfg_b["esca"]["fig6"]["seeds"] == [1000]
+    fig2, thr = _fig2_runs(seeds=(0,)), _throughput_runs(seeds=1)
+    _lda_runs(tmp_path / "a", cfg_a, fig2, thr, 0)
+    _lda_runs(tmp_path / "b", cfg_b, fig2, thr, 1000)
     rows = pool.pooled_claims(tmp_path / "a", tmp_path / "b", cfg_a, cfg_b)
-    assert [r["id"] for r in rows] == ["ESCA-Fig6"]
-    r = rows[0]
+    assert [r["id"] for r in rows] == ["ESCA-Fig2", "ESCA-Throughput", "ESCA-Fig6"]
+    r = rows[2]
     assert (r["verdict_a"], r["verdict_b"]) == ("not checked", "missing")
     direct = claims.check_fig6(frame, {**cfg_a["esca"]["fig6"], "seeds": [0, 1000]}, "quick")
     assert r["pooled"].verdict == direct.verdict == "fails"  # 10% above CGS in both seeds: beyond the 5% tolerance
@@ -63,4 +89,33 @@ def test_missing_run_tables_exit_2_with_the_path(tmp_path, capsys):
     rc = pool.main([str(tmp_path / "a"), str(tmp_path / "b"), "--configfile-a", *map(str, cfg_a),
                     "--configfile-b", *map(str, cfg_b)])
     assert rc == 2
-    assert "no ESCA Fig. 6 run tables of seeds [0]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "run table(s) missing" in err and "esca/runs/fig2/wikipedia~wikipedia/ESCA~K100" in err
+
+
+def test_pooled_fig2_and_throughput_are_the_checks_on_both_runs_seeds(tmp_path):
+    """ESCA Fig. 2 and the throughput claim with one seed per run are not checked in either run; pooled they
+    are check_fig2 / check_throughput on the two seeds' run tables (two seeds: 1 df each)."""
+    from scalable_bayes_papers.esca import tables
+
+    frame = pd.concat([_fig6_frame(0.0, seeds=(0,)), _fig6_frame(0.0, seeds=(1000,))], ignore_index=True)
+    _fig6_run(tmp_path / "a", frame, 0)
+    _fig6_run(tmp_path / "b", frame, 1000)
+    cfg_a, cfg_b = (pool.load_config(c) for c in _configs(tmp_path))
+    fig2_a, fig2_b = _fig2_runs(seeds=(0,)), _fig2_runs(seeds=(0,), esca_final_gap=0.004)
+    thr_a, thr_b = _throughput_runs(seeds=1), _throughput_runs(esca_speed=2.4, seeds=1)
+    _lda_runs(tmp_path / "a", cfg_a, fig2_a, thr_a, 0)
+    _lda_runs(tmp_path / "b", cfg_b, fig2_b, thr_b, 1000)
+    rows = {r["id"]: r["pooled"] for r in pool.pooled_claims(tmp_path / "a", tmp_path / "b", cfg_a, cfg_b)}
+    fig2 = pool.esca_fig2_table(tmp_path / "a", cfg_a["esca"])
+    assert claims.check_fig2(fig2, cfg_a["esca"]["fig2"], "quick").verdict == "not checked"
+    both = pd.concat([fig2, pool.esca_fig2_table(tmp_path / "b", cfg_b["esca"])], ignore_index=True)
+    direct = claims.check_fig2(both, cfg_a["esca"]["fig2"], "quick")
+    assert rows["ESCA-Fig2"].verdict == direct.verdict != "not checked"
+    assert [e.margin for e in rows["ESCA-Fig2"].evidence] == [e.margin for e in direct.evidence]
+    assert all(e.df == 1 for e in direct.evidence) and sorted(both["seed"].unique()) == [0, 1000]
+    runs = pd.concat([pool.esca_throughput_runs(tmp_path / r, c["esca"]) for r, c in (("a", cfg_a), ("b", cfg_b))],
+                     ignore_index=True)
+    t = claims.check_throughput(tables.throughput(runs), "quick")
+    assert rows["ESCA-Throughput"].verdict == t.verdict != "not checked"
+    assert [e.margin for e in rows["ESCA-Throughput"].evidence] == [e.margin for e in t.evidence]

@@ -4,7 +4,8 @@
     python tools/pool_claims.py . ../replication --markdown results/pooled.md
 
 Some claims need the spread between seeds and the quick profile runs them with one seed (the SGNHT machine-
-learning applications: Fig. 3's rows, STab2, STab3; ESCA Fig. 6), so within one run they are "not checked".
+learning applications: Fig. 3's rows, STab2, STab3; ESCA Fig. 2, Fig. 6 and the throughput table), so within one
+run they are "not checked".
 A second run with every seed moved (``config/replication.yaml``, README.md "Replicating the verdicts") gives
 each of them a second, independent seed. This command concatenates the two runs' run tables of these items
 (keeping, in each run, only the seeds its config names) and hands them to the same check the pipeline uses,
@@ -71,11 +72,35 @@ def esca_fig6_table(run: Path, fig6: dict):
     return _read(paths)
 
 
+def _esca_run(run: Path, exp, corpus, method, r, threads, seed) -> Path:
+    """One LDA run file, at the path rule ``esca_lda_runs`` writes (``esca_run_path`` of functions/esca.smk)."""
+    return (run / "results" / "esca" / "runs" / exp / f"{corpus}~{corpus}"
+            / f"{method}~K{r['n_topics']}~beta{r['beta']}~t{threads}" / f"seed{seed}.parquet")
+
+
+def esca_fig2_table(run: Path, esca: dict):
+    """Run table of ESCA Fig. 2 of ``run``: its corpora x methods x the seeds its config names."""
+    f = esca["fig2"]
+    return _read([_esca_run(run, "fig2", c, m, f["run"], f["run"]["threads"], s)
+                  for c in f["corpora"] for m in f["methods"] for s in esca["seeds"]])
+
+
+def esca_throughput_runs(run: Path, esca: dict):
+    """Run tables of the ESCA throughput table of ``run`` (sequential CGS / CVB0 at the first thread count
+    only, as rule ``esca_throughput`` reads them); the MPI rows are left out (no claim rests on them)."""
+    t = esca["throughput"]
+    sequential = {"CGS", "CVB0"}
+    return _read([_esca_run(run, "throughput", c, m, t["run"], th, s)
+                  for c in t["corpora"] for m in t["methods"] for th in t["threads"] for s in t["seeds"]
+                  if m not in sequential or th == t["threads"][0]])
+
+
 def pooled_claims(run_a: Path, run_b: Path, cfg_a: dict, cfg_b: dict) -> list[dict]:
     """Per pooled claim: its id, the verdict of each run (from its claim file) and the pooled claim."""
     import pandas as pd
 
     from scalable_bayes_papers.esca import claims as esca_claims
+    from scalable_bayes_papers.esca import tables as esca_tables
     from scalable_bayes_papers.sgnht import claims as sgnht_claims
     from scalable_bayes_papers.sgnht import tables as sgnht_tables
 
@@ -93,6 +118,13 @@ def pooled_claims(run_a: Path, run_b: Path, cfg_a: dict, cfg_b: dict) -> list[di
                        sgnht_claims.check_stab3(sgnht_tables.stab3(summary), summary, ml, profile)))
     f6a, f6b = cfg_a["esca"]["fig6"], cfg_b["esca"]["fig6"]
     if cfg_a["esca"]["activate"] and cfg_b["esca"]["activate"]:
+        ea, eb = cfg_a["esca"], cfg_b["esca"]
+        df = pd.concat([esca_fig2_table(run_a, ea), esca_fig2_table(run_b, eb)], ignore_index=True)
+        pooled.append(("ESCA-Fig2", "esca", esca_claims.check_fig2(df, ea["fig2"], cfg_a["profile"])))
+        tol = ea["throughput"].get("quality_tol", 0.05)
+        runs = pd.concat([esca_throughput_runs(run_a, ea), esca_throughput_runs(run_b, eb)], ignore_index=True)
+        pooled.append(("ESCA-Throughput", "esca", esca_claims.check_throughput(
+            esca_tables.throughput(runs, quality_tol=tol), cfg_a["profile"], quality_tol=tol)))
         df = pd.concat([esca_fig6_table(run_a, f6a), esca_fig6_table(run_b, f6b)], ignore_index=True)
         settings = {**f6a, "seeds": sorted(set(f6a["seeds"]) | set(f6b["seeds"]))}
         pooled.append(("ESCA-Fig6", "esca", esca_claims.check_fig6(df, settings, cfg_a["profile"])))

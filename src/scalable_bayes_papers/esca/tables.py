@@ -51,9 +51,9 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
     (their LL is repeat 0's). Tokens/s, held-out LL and fit time come from repeat 0. ``log_time_to_target``
     is the mean over seeds of the mean over repeats of log(time to target) (inf if a run never got there),
     ``log_time_to_target_se`` its standard error: with 2+ seeds the sd of the per-seed means / sqrt(seeds),
-    else with 2+ repeats the sd over repeats / sqrt(repeats), else NaN (``spread_from`` says which);
-    ``log_time_to_target_df`` the degrees of freedom of that standard error (seeds - 1 or repeats - 1; NaN
-    without one);
+    else NaN (``spread_from`` says why: repeats re-time one seed's fit, so they leave out the iterations to the
+    target that another seed needs); ``log_time_to_target_df`` the degrees of freedom of that standard error
+    (seeds - 1; NaN without one);
     ``clock_time_to_last_s`` the verdict clock at the last iteration (mean over seeds and repeats)."""
     if "seed" not in runs:
         runs = runs.assign(seed=0)
@@ -104,12 +104,11 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
         elif len(per_seed) >= 2:
             n = len(per_seed)
             se, se_df, src = float(per_seed.std(ddof=1) / np.sqrt(n)), n - 1, f"sd over {n} seeds / sqrt({n}), {n - 1} df"
-        elif int(reps.iloc[0]) >= 2:
-            n = int(reps.iloc[0])
-            se, se_df = float(logt.std(ddof=1) / np.sqrt(n)), n - 1
-            src = f"sd over {n} timing repeats of the job / sqrt({n}), {n - 1} df"
         else:
-            se, src = np.nan, "one seed, one timing repeat"
+            # timing repeats re-time one seed's fit: they measure the time per iteration, not how many iterations
+            # another seed's chains (or another training subsample) need; between a run and its replication
+            # the log time to the target moved 3-4x more than their sd allowed
+            se, src = np.nan, f"one seed ({int(reps.iloc[0])} timing repeat(s): time per iteration only)"
         t.loc[i, ["log_time_to_target_se", "log_time_to_target_df", "spread_from"]] = se, se_df, src
     t["ranks"] = 1
     for m in mpi_runs:
