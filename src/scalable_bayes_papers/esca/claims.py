@@ -6,10 +6,10 @@ the paper's words into a verdict (``note``); README.md beside this file gives th
 
 Every checked claim carries :class:`~scalable_bayes.reporting.Evidence`: per comparison the margin (the
 measured effect minus the paper's threshold, positive for the claim) and the run-to-run sd of that margin,
-measured from the claim's own seeds (paired by seed: the sd of the per-seed margins / sqrt(n)), from
-within-job timing repeats (throughput) or, where an item runs one seed, from the run's own curves (Fig. 2);
-``sd_from`` says which. Each sd estimated from a finite number of values carries its degrees of freedom
-(``Evidence.df``: n - 1 for n seeds or repeats, the Welch-Satterthwaite value for a combination of such
+measured from the claim's own seeds (paired by seed: the sd of the per-seed margins / sqrt(n)); an item that
+runs one seed is not checked in a run (tools/pool_claims.py checks it on a run and its replication pooled);
+``sd_from`` says how. Each sd estimated from a finite number of values carries its degrees of freedom
+(``Evidence.df``: n - 1 for n seeds, the Welch-Satterthwaite value for a combination of such
 estimates), so that its band is Student's t of that df rather than 2 sds
 (:func:`scalable_bayes.reporting.band_factor`: 13.97 sds at 1 df, 2.87 at 4). The verdict (holds / fails /
 undecided at this scale) follows from them.
