@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from scalable_bayes_papers.esca import claims
+from scalable_bayes_papers.esca import claims, layout
 
 from test_esca_claims import _fig2_runs, _fig6_frame
 from test_esca_throughput import _runs as _throughput_runs
@@ -39,7 +39,7 @@ def _lda_runs(run: Path, cfg: dict, fig2: pd.DataFrame, throughput: pd.DataFrame
     f = esca["fig2"]
     for c in f["corpora"]:
         for m in f["methods"]:
-            p = pool._esca_run(run, "fig2", c, m, f["run"], f["run"]["threads"], seed)
+            p = run / layout.run_path("fig2", c, c, m, f["run"]["n_topics"], f["run"]["beta"], f["run"]["threads"], seed)
             p.parent.mkdir(parents=True, exist_ok=True)
             fig2[(fig2["method"] == m)].assign(train_corpus=c, seed=seed).to_parquet(p)
     t = esca["throughput"]
@@ -49,7 +49,7 @@ def _lda_runs(run: Path, cfg: dict, fig2: pd.DataFrame, throughput: pd.DataFrame
                 rows = throughput[(throughput["method"] == m) & (throughput["threads"] == th)]
                 if rows.empty:
                     continue
-                p = pool._esca_run(run, "throughput", c, m, t["run"], th, seed)
+                p = run / layout.run_path("throughput", c, c, m, t["run"]["n_topics"], t["run"]["beta"], th, seed)
                 p.parent.mkdir(parents=True, exist_ok=True)
                 rows.assign(train_corpus=c, seed=seed).to_parquet(p)
 

@@ -72,27 +72,19 @@ def esca_fig6_table(run: Path, fig6: dict):
     return _read(paths)
 
 
-def _esca_run(run: Path, exp, corpus, method, r, threads, seed) -> Path:
-    """One LDA run file, at the path rule ``esca_lda_runs`` writes (``esca_run_path`` of functions/esca.smk)."""
-    return (run / "results" / "esca" / "runs" / exp / f"{corpus}~{corpus}"
-            / f"{method}~K{r['n_topics']}~beta{r['beta']}~t{threads}" / f"seed{seed}.parquet")
-
-
 def esca_fig2_table(run: Path, esca: dict):
-    """Run table of ESCA Fig. 2 of ``run``: its corpora x methods x the seeds its config names."""
-    f = esca["fig2"]
-    return _read([_esca_run(run, "fig2", c, m, f["run"], f["run"]["threads"], s)
-                  for c in f["corpora"] for m in f["methods"] for s in esca["seeds"]])
+    """Run table of ESCA Fig. 2 of ``run``: its corpora x engines x the seeds its config names."""
+    from scalable_bayes_papers.esca import layout
+
+    return _read([run / p for p in layout.fig2_run_paths(esca)])
 
 
 def esca_throughput_runs(run: Path, esca: dict):
-    """Run tables of the ESCA throughput table of ``run`` (sequential CGS / CVB0 at the first thread count
-    only, as rule ``esca_throughput`` reads them); the MPI rows are left out (no claim rests on them)."""
-    t = esca["throughput"]
-    sequential = {"CGS", "CVB0"}
-    return _read([_esca_run(run, "throughput", c, m, t["run"], th, s)
-                  for c in t["corpora"] for m in t["methods"] for th in t["threads"] for s in t["seeds"]
-                  if m not in sequential or th == t["threads"][0]])
+    """Run tables of the ESCA throughput table of ``run``, as rule ``esca_throughput`` reads them; the MPI rows
+    are left out (no claim rests on them)."""
+    from scalable_bayes_papers.esca import layout
+
+    return _read([run / p for p in layout.throughput_run_paths(esca)])
 
 
 def pooled_claims(run_a: Path, run_b: Path, cfg_a: dict, cfg_b: dict) -> list[dict]:

@@ -1,40 +1,23 @@
 # Helper functions and constants of esca.smk (kept apart from the rules, as snakemake --lint asks).
 import sys
 
+# the run tables' paths (shared with tools/pool_claims.py); CGS and CVB0 sweeps are sequential
+from scalable_bayes_papers.esca.layout import PARALLEL_METHODS as ESCA_PARALLEL_METHODS
+from scalable_bayes_papers.esca.layout import fig2_run_paths, throughput_run_paths
+from scalable_bayes_papers.esca.layout import run_path as esca_run_path
+
 ESCA = config["esca"]
 ESCA_PYTHON = sys.executable
 ESCA_MPIEXEC = str(Path(sys.executable).with_name("mpiexec")) if Path(sys.executable).with_name("mpiexec").exists() else "mpiexec"
 ESCA_METHODS = ["ESCA", "ESCA_plain", "CGS", "CVB0", "tomotopy"]
-ESCA_PARALLEL_METHODS = ("ESCA", "ESCA_plain", "tomotopy")  # CGS and CVB0 sweeps are sequential
-
-
-def esca_run_path(exp, train, test, method, K, beta, threads, seed):
-    return (
-        f"results/esca/runs/{exp}/{train}~{test}/{method}~K{K}~beta{beta}~t{threads}/seed{seed}.parquet"
-    )
 
 
 def esca_fig2_inputs():
-    r = ESCA["fig2"]["run"]
-    return [
-        esca_run_path("fig2", c, c, m, r["n_topics"], r["beta"], r["threads"], s)
-        for c in ESCA["fig2"]["corpora"]
-        for m in ESCA["fig2"]["methods"]
-        for s in ESCA["seeds"]
-    ]
+    return fig2_run_paths(ESCA)
 
 
 def esca_throughput_inputs():
-    r = ESCA["throughput"]["run"]
-    return [
-        esca_run_path("throughput", c, c, m, r["n_topics"], r["beta"], t, s)
-        for c in ESCA["throughput"]["corpora"]
-        for m in ESCA["throughput"]["methods"]
-        for t in ESCA["throughput"]["threads"]
-        for s in ESCA["throughput"]["seeds"]
-        # CGS and CVB0 sweeps are sequential: one thread count is enough
-        if m in ESCA_PARALLEL_METHODS or t == ESCA["throughput"]["threads"][0]
-    ]
+    return throughput_run_paths(ESCA)
 
 
 def esca_throughput_mpi_inputs():
