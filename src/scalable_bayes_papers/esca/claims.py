@@ -136,7 +136,8 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
     margins are reported. A seed draws the chains; a run's ``seed_offset`` also draws the training subsample, so
     the run tables of a run and its replication pooled (``tools/pool_claims.py``) give the spread of both. (A
     spread from one seed's curves, their evaluation noise propagated into the margins, understated the
-    difference between two such runs 3-7 fold: it leaves out the subsample and the chains' other paths.)"""
+    difference between two such runs 3 to 22 fold (2026-11-27): it leaves out the subsample and the chains' other
+    paths.)"""
     corpora = list(dict.fromkeys(df["train_corpus"]))
     tol = float(settings.get("quality_tol", 0.05))
     parts, details, evidence, gaps = [], {}, [], []
@@ -203,7 +204,7 @@ def check_fig2(df: pd.DataFrame, settings, profile) -> Claim:
              "per-seed margins / sqrt(n) (paired by seed), n - 1 df. With one seed (the default config) the claim is "
              "not checked in a run: tools/pool_claims.py checks it on a run and its replication pooled (two seeds, "
              "two training subsamples). The noise of one seed's own curves, the spread used before, understated the "
-             "difference between two such runs 3-7 fold. Timed by the process CPU time of the fit when every engine ran on one "
+             "difference between two such runs 3 to 22 fold. Timed by the process CPU time of the fit when every engine ran on one "
              "thread (the paper plots wall time; a job's wall time on the shared 2-core machine also measures the "
              "jobs beside it: between two quick runs the PubMed wall-time verdict flipped), else by wall time; "
              "both are in details. CGS/CVB0 sweeps are sequential, ESCA uses the rule's threads. Engines may run "
@@ -579,7 +580,7 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
              "checks it on a run and its replication pooled (two seeds, two training subsamples). Timing repeats "
              "(config throughput.timing_repeats: the same fit re-timed back to back without evaluation) only average "
              "the time per iteration: their spread, used before as the sd, understated the difference between two "
-             "such runs 3-4 fold, since another seed needs other iteration counts to the target. Gaps: "
+             "such runs 3-4 fold at 2 threads, since another seed needs other iteration counts to the target. Gaps: "
              + ("; ".join(gaps) if gaps else "none") + ". 'Over an order of "
              "magnitude' on 4 x 36 threads against F+LDA / LightLDA: not testable at this scale (neither peer runs "
              "here, 2 cores, ~10^6 tokens); the measured ratios are reported, and the paper's own numbers give "

@@ -107,7 +107,7 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
         else:
             # timing repeats re-time one seed's fit: they measure the time per iteration, not how many iterations
             # another seed's chains (or another training subsample) need; between a run and its replication
-            # the log time to the target moved 3-4x more than their sd allowed
+            # the 2-thread log time to the target moved 3-4x more than their sd allowed
             se, src = np.nan, f"one seed ({int(reps.iloc[0])} timing repeat(s): time per iteration only)"
         t.loc[i, ["log_time_to_target_se", "log_time_to_target_df", "spread_from"]] = se, se_df, src
     t["ranks"] = 1

@@ -76,4 +76,4 @@ def vmf_fig3_runs_cost(wildcards):
         docs = min(docs, s["max_docs"])
     width = dim if dim else nnz
     work = docs * width * sum(s["k_grid"]) * s["max_iter"] * (2 if s["control_negentropy"] else 1)
-    return Cost(COMPILE_CPU_S + VMF_FIG3_SEC * work, BASE_MEM_MB + 200 + 2e-4 * docs * width, 1)
+    return Cost(COMPILE_CPU_S + VMF_FIG3_SEC * work, BASE_MEM_MB + 200 + 2e-4 * docs * width)  # one thread, as the rule
