@@ -25,6 +25,8 @@ from scalable_bayes.inference.sam import METHODS, SphericalAdmixture
 from scalable_bayes.models import sam as M
 from scalable_bayes.special import bessel_ratio, vmf_log_normalizer
 
+import naive_sam as naive  # noqa: E402
+
 Z_MAX = 4.0
 
 
@@ -199,6 +201,87 @@ def test_lift_potential_gradient():
         fd = (M.lift_potential(yp, c, b, G, 13.0, K, np.zeros(K), th)
               - M.lift_potential(ym, c, b, G, 13.0, K, np.zeros(K), th)) / (2 * h)
         assert grad[i] == pytest.approx(fd, rel=1e-6, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# the kernels against their slow twins, bit for bit (tests/naive_sam.py)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("K", [1, 4, 7, 9])
+def test_gram_equals_its_twin_exactly_and_is_symmetric(K):
+    """The triangle of four-at-a-time sums, mirrored, gives every entry's plain dot product (K = 7, 9: blocks of
+    four and a remainder; K odd: the middle row of the paired tasks)."""
+    rng = np.random.default_rng(K)
+    V = 37
+    beta = rng.standard_normal(K * V)
+    G = np.full((K, K), np.nan)
+    M.gram(beta, K, V, G)
+    np.testing.assert_array_equal(G, naive.gram(beta, K, V))
+    np.testing.assert_array_equal(G, G.T)
+
+
+def test_grad_documents_equals_its_twin_exactly():
+    """Word blocks (V above one block), the mirrored K x K matrix and a sample below TINY_NORM (dropped)."""
+    rng = np.random.default_rng(4)
+    K, V, D, N = 5, 1300, 9, 3
+    beta = _unit(rng.standard_normal((K, V))).ravel().copy()
+    X = sp.csr_matrix(_unit(rng.standard_normal((D, V)) * (rng.random((D, V)) < 0.05) + 0.01))
+    ip, ix, dt = X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
+    docs = np.array([0, 3, 4, 8], dtype=np.int64)
+    thetas = rng.dirichlet(np.ones(K), size=(docs.size, N))
+    score, norm = rng.random((docs.size, N)), rng.random((docs.size, N)) + 0.1
+    norm[1, 2] = 0.0
+    grad = np.full(K * V, np.nan)
+    M.grad_documents(beta, K, V, ip, ix, dt, docs, thetas, score, norm, 123.0, grad)
+    np.testing.assert_array_equal(grad, naive.grad_documents(beta, K, V, ip, ix, dt, docs, thetas, score, norm, 123.0))
+
+
+def test_theta_sampler_equals_its_twin_exactly():
+    """U and its gradient carried from one GMC transition to the next, U summed only where the Metropolis-Hastings
+    test reads it: the same draws, acceptances and samples as computing both afresh at every point (the twin).
+    The step size is large enough that transitions are both accepted and rejected."""
+    rng = np.random.default_rng(8)
+    K, V, S = 6, 40, 5
+    beta = _unit(rng.standard_normal((K, V))).ravel().copy()
+    G = np.zeros((K, K))
+    M.gram(beta, K, V, G)
+    B = _unit(rng.standard_normal((S, V))) @ beta.reshape(K, V).T
+    Ginv = np.linalg.pinv(G, rcond=1e-10)
+    c = M.lift_exponents(np.full(K, 1.5), K)
+    docs = np.arange(10, 10 + S, dtype=np.int64)
+    n_samples, n_steps, eps, n_leap, kappa = 3, 4, 0.05, 4, 40.0
+    out, score, norm = np.zeros((S, n_samples, K)), np.zeros((S, n_samples)), np.zeros((S, n_samples))
+    acc = np.zeros(S, np.int64)
+    M.sample_theta(77, 3, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, 0.01 / K, 0,
+                   np.zeros((1, K)), out, score, norm, acc, np.zeros((S, 6 * K)), np.zeros((S, 2), np.uint64))
+    t_out, t_score, t_norm, t_acc = naive.sample_theta(77, 3, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps,
+                                                       eps, n_leap, 0.01 / K)
+    assert 0 < acc.sum() < S * n_samples * n_steps, acc
+    np.testing.assert_array_equal(acc, t_acc)
+    np.testing.assert_array_equal(out, t_out)
+    np.testing.assert_array_equal(score, t_score)
+    np.testing.assert_array_equal(norm, t_norm)
+
+
+def test_lift_gradient_only_agrees_with_the_potential():
+    """The leapfrog steps' call (U not summed) gives the same gradient and the same finite / not finite verdict."""
+    rng = np.random.default_rng(5)
+    K = 5
+    A = _unit(rng.standard_normal((K, 11)))
+    G = np.zeros((K, K))
+    M.gram(A.ravel().copy(), K, 11, G)
+    b = A @ _unit(rng.standard_normal(11))
+    c = M.lift_exponents(np.array([2.0, 0.5, 1.0, 3.0, 0.7]), K)
+    for y in (_unit(rng.standard_normal(K)), np.array([0.0, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, 0.0, 0.8, 0.0, 0.0]),
+              np.array([np.nan, 0.6, 0.0, 0.8, 0.0])):
+        g1, g2, th = np.zeros(K), np.zeros(K), np.zeros(K)
+        u = M.lift_potential(y, c, b, G, 9.0, K, g1, th)
+        r = M._lift(y, c, b, G, 9.0, K, g2, th, False)
+        assert np.isfinite(u) == np.isfinite(r), (y, u, r)
+        if np.isfinite(u):
+            assert r == 0.0
+            np.testing.assert_array_equal(g1, g2)
 
 
 # ---------------------------------------------------------------------------------------------

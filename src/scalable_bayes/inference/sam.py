@@ -693,13 +693,16 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         _, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
         return float(vmf_log_normalizer(r, d=V))
 
-    def _potential_grad(self, beta, docs, scale, want_u):
+    def _potential_grad(self, beta, docs, scale, want_u, summaries_current=False):
         """U^ (App. B eq. 1 with the stored theta samples; exact U(beta|theta,v) for one sample) and the
-        gradient of eq. 10 with document scale ``scale`` (kappa D / S), into self._grad."""
+        gradient of eq. 10 with document scale ``scale`` (kappa D / S), into self._grad. With
+        ``summaries_current`` the caller guarantees that G, B and the samples' scores were computed at ``beta``
+        (the theta draws just made them there), and they are not recomputed."""
         K, V = self._cfg["K"], self.n_features_in_
         S = docs.shape[0]
-        self._summaries(beta, docs, self._B[:S])
-        M.stored_scores(self._thetas[:S], self._B[:S], self._G, K, self._score[:S], self._norm[:S])
+        if not summaries_current:
+            self._summaries(beta, docs, self._B[:S])
+            M.stored_scores(self._thetas[:S], self._B[:S], self._G, K, self._score[:S], self._norm[:S])
         ip, ix, dt = self._csr
         M.grad_documents(beta, K, V, ip, ix, dt, docs, self._thetas[:S], self._score[:S], self._norm[:S],
                          scale, self._grad)
@@ -742,7 +745,8 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         scale = float(self.kappa) * D / S
         x = self._beta
         for _l in range(int(self.n_inner)):
-            self._potential_grad(x, docs, scale, False)
+            # the first gradient is at the topics the theta draws saw: their G, B and scores are current
+            self._potential_grad(x, docs, scale, False, summaries_current=_l == 0)
             sg_geodesic_step(x, self._v, self._xi, self._grad, self._key, cfg["eps"], self._sg_hyper)
         if not np.all(np.isfinite(x)):
             xi_eps = float(self._xi[0]) * cfg["eps"]
@@ -768,7 +772,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         v = self._v
         fill_normal(self._key, v)
         project_tangent(x, v, V)
-        u0 = self._potential_grad(x, docs, kappa, True)
+        u0 = self._potential_grad(x, docs, kappa, True, summaries_current=True)  # the theta draws' topics
         h0 = u0 + 0.5 * _sq(v)
         u = u0
         for _l in range(int(self.beta_leapfrog)):
@@ -895,7 +899,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         B = np.zeros((D, K))
         out = np.zeros((D, n_samples, K))
         th_eps = self._cfg["th_eps"]
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs), threadpool_limits(limits=1, user_api="blas"):
             M.gram(beta, K, V, G)
             M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
             M.sample_theta(int(make_key(self.seed_ if seed is None else resolve_seed(seed), 5)[0] >> np.uint64(1)),

@@ -66,6 +66,10 @@ __all__ = [
 #: below this ||beta theta|| the weighted mean vbar is undefined; the score is taken as 0 (ours)
 TINY_NORM = 1e-150
 
+#: words per block of the dense part of :func:`grad_documents` (the block of every topic, K x 4 KiB, stays in the
+#: L2 cache while the K rows of the gradient take it up)
+_WORD_BLOCK = 512
+
 
 def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
     """c_i = 2 alpha_i - 1 of the sphere-lift potential (``jacobian=False``: 2 alpha_i - 2, the density of
@@ -96,7 +100,13 @@ def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
 
 @njit(cache=True, parallel=True)
 def gram(beta, K, V, G):
-    """G[k, j] = beta_k' beta_j (K x K, 2-D), one row per parallel task.
+    """G[k, j] = beta_k' beta_j (K x K, 2-D), exactly symmetric.
+
+    Each entry is the sum of beta_ki beta_ji in the order i = 0, ..., V-1 (the plain dot product's order);
+    the upper triangle is computed, four entries of a row at a time (four independent sums in flight, each
+    topic row read once per four), and mirrored (beta_ki beta_ji = beta_ji beta_ki exactly, so the mirror is
+    the value a full computation gives). One parallel task computes rows k and K-1-k (equal work per task).
+    The theta sampler relies on the exact symmetry (:func:`lift_potential` reads G by rows for G theta).
 
     A Numba kernel; writes ``G`` and returns nothing.
 
@@ -111,14 +121,50 @@ def gram(beta, K, V, G):
     G : ndarray of float64, shape (K, K)
         Output.
     """
-    for k in prange(K):
-        for j in range(K):
-            s = 0.0
-            bk = k * V
-            bj = j * V
-            for i in range(V):
-                s += beta[bk + i] * beta[bj + i]
-            G[k, j] = s
+    for p in prange((K + 1) // 2):
+        k = np.int64(p)  # a prange index may be unsigned: K - 1 - p would be float
+        _gram_row(beta, k, K, V, G)
+        if K - 1 - k != k:
+            _gram_row(beta, K - 1 - k, K, V, G)
+
+
+@njit(cache=True)
+def _gram_row(beta, k, K, V, G):
+    """Row k of :func:`gram` from the diagonal on, mirrored into column k."""
+    bk = k * V
+    j = k
+    while j + 3 < K:
+        b0 = j * V
+        b1 = b0 + V
+        b2 = b1 + V
+        b3 = b2 + V
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        for i in range(V):
+            x = beta[bk + i]
+            s0 += x * beta[b0 + i]
+            s1 += x * beta[b1 + i]
+            s2 += x * beta[b2 + i]
+            s3 += x * beta[b3 + i]
+        G[k, j] = s0
+        G[j, k] = s0
+        G[k, j + 1] = s1
+        G[j + 1, k] = s1
+        G[k, j + 2] = s2
+        G[j + 2, k] = s2
+        G[k, j + 3] = s3
+        G[j + 3, k] = s3
+        j += 4
+    while j < K:
+        bj = j * V
+        s = 0.0
+        for i in range(V):
+            s += beta[bk + i] * beta[bj + i]
+        G[k, j] = s
+        G[j, k] = s
+        j += 1
 
 
 @njit(cache=True, parallel=True)
@@ -236,9 +282,63 @@ def theta_init(b, Ginv, K, floor, out):
 
 
 @njit(cache=True)
+def _lift(y, c, b, G, kappa, K, grad, theta, want_u):
+    """The work of :func:`lift_potential`; with ``want_u`` False the log terms of U are not summed (a leapfrog
+    step inside a trajectory needs only the gradient) and the return value is 0.0 where U is finite, +-inf or
+    NaN where it is not (the same cases: some y_i with c_i != 0 zero or not finite, or a non-finite
+    kappa v'vbar).
+
+    G theta is accumulated row by row of G (G symmetric, as :func:`gram` makes it exactly: each entry of
+    G theta is then the sum of G_ij theta_j in the order j = 0, ..., K-1, the same numbers as a dot product
+    per row), a loop the compiler turns into vector instructions."""
+    u = 0.0
+    for i in range(K):
+        yi = y[i]
+        theta[i] = yi * yi
+        grad[i] = 0.0
+        if c[i] != 0.0:
+            if yi == 0.0:
+                if c[i] > 0.0:
+                    return np.inf
+                return -np.inf
+            if want_u:
+                u -= c[i] * math.log(abs(yi))
+            elif not np.isfinite(yi):
+                return np.nan
+    for j in range(K):
+        tj = theta[j]
+        for i in range(K):
+            grad[i] += G[j, i] * tj  # (G theta)_i for now
+    q = 0.0
+    lin = 0.0
+    for i in range(K):
+        lin += theta[i] * b[i]
+        q += theta[i] * grad[i]
+    nrm = math.sqrt(q) if q > 0.0 else 0.0
+    if nrm < TINY_NORM or kappa == 0.0:
+        for i in range(K):
+            grad[i] = -c[i] / y[i] if c[i] != 0.0 else 0.0
+        return u
+    f = lin / nrm
+    if want_u:
+        u -= kappa * f
+    elif not np.isfinite(kappa * f):
+        return np.nan
+    inv = 1.0 / nrm
+    inv3 = lin * inv * inv * inv
+    for i in range(K):
+        dfdth = b[i] * inv - inv3 * grad[i]
+        g = -2.0 * kappa * y[i] * dfdth
+        if c[i] != 0.0:
+            g -= c[i] / y[i]
+        grad[i] = g
+    return u
+
+
+@njit(cache=True)
 def lift_potential(y, c, b, G, kappa, K, grad, theta):
     """U(y) = -sum_i c_i log|y_i| - kappa v'vbar(beta, y o y) and its Euclidean gradient (into ``grad``);
-    ``theta`` is scratch (receives y o y). +inf (gradient untouched) where some y_i = 0 with c_i > 0.
+    ``theta`` is scratch (receives y o y). +inf (gradient unspecified) where some y_i = 0 with c_i > 0.
 
     Parameters
     ----------
@@ -249,7 +349,7 @@ def lift_potential(y, c, b, G, kappa, K, grad, theta):
     b : ndarray of float64, shape (K,)
         beta' v of the document.
     G : ndarray of float64, shape (K, K)
-        beta' beta.
+        beta' beta, symmetric (read by rows: G theta is computed as G' theta).
     kappa : float
         The document concentration.
     K : int
@@ -264,55 +364,33 @@ def lift_potential(y, c, b, G, kappa, K, grad, theta):
     float
         U(y) (up to a constant); +inf or -inf where a y_i with c_i != 0 is 0.
     """
-    u = 0.0
-    for i in range(K):
-        yi = y[i]
-        theta[i] = yi * yi
-        if c[i] != 0.0:
-            if yi == 0.0:
-                if c[i] > 0.0:
-                    return np.inf
-                return -np.inf
-            u -= c[i] * math.log(abs(yi))
-    q = 0.0
-    lin = 0.0
-    for i in range(K):
-        lin += theta[i] * b[i]
-        gi = 0.0
-        for j in range(K):
-            gi += G[i, j] * theta[j]
-        grad[i] = gi  # (G theta)_i for now
-        q += theta[i] * gi
-    nrm = math.sqrt(q) if q > 0.0 else 0.0
-    if nrm < TINY_NORM or kappa == 0.0:
-        for i in range(K):
-            grad[i] = -c[i] / y[i] if c[i] != 0.0 else 0.0
-        return u
-    f = lin / nrm
-    u -= kappa * f
-    inv = 1.0 / nrm
-    inv3 = lin * inv * inv * inv
-    for i in range(K):
-        dfdth = b[i] * inv - inv3 * grad[i]
-        g = -2.0 * kappa * y[i] * dfdth
-        if c[i] != 0.0:
-            g -= c[i] / y[i]
-        grad[i] = g
-    return u
+    return _lift(y, c, b, G, kappa, K, grad, theta, True)
 
 
 @njit(cache=True)
-def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta):
+def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta, gcur, ucur):
     """One geodesic Monte Carlo transition (Byrne & Girolami 2013; SGGMC's GMC) of y on S^{K-1} targeting
     exp(-U) of :func:`lift_potential`: v ~ Lambda(y) N(0, I), ``n_leap`` leapfrog steps (half kick, geodesic
-    flow for eps, half kick), Metropolis-Hastings on H = U + v'v/2. Returns 1 if accepted."""
+    flow for eps, half kick), Metropolis-Hastings on H = U + v'v/2. Returns (1 if accepted else 0, U at the
+    chain's point after the transition).
+
+    ``ucur`` and ``gcur`` carry U and its gradient at the current y from one transition to the next (``ucur``
+    NaN: not known yet, computed here into ``gcur``): a transition starts where the last one ended, at its last
+    leapfrog point if accepted, at its start if not, so U and its gradient there are known. Inside a trajectory U is summed only
+    at the last leapfrog point (the Metropolis-Hastings test needs no other); every point's gradient and the
+    finiteness of its U are checked as before. The draws and the decisions are those of computing U and its
+    gradient afresh at every point."""
     for i in range(K):
         vp[i] = normal(key)
         yp[i] = y[i]
     project_tangent(yp, vp, K)
-    u0 = lift_potential(yp, c, b, G, kappa, K, grad, theta)
+    if np.isnan(ucur):
+        ucur = _lift(yp, c, b, G, kappa, K, gcur, theta, True)
+    u0 = ucur
     if not np.isfinite(u0):
-        return 0
+        return 0, ucur
+    for i in range(K):
+        grad[i] = gcur[i]
     h0 = u0
     for i in range(K):
         h0 += 0.5 * vp[i] * vp[i]
@@ -322,9 +400,9 @@ def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta):
             vp[i] -= 0.5 * eps * grad[i]
         project_tangent(yp, vp, K)
         geodesic_flow(yp, vp, eps, K)
-        u = lift_potential(yp, c, b, G, kappa, K, grad, theta)
+        u = _lift(yp, c, b, G, kappa, K, grad, theta, _l == n_leap - 1)
         if not np.isfinite(u):
-            return 0
+            return 0, ucur
         for i in range(K):
             vp[i] -= 0.5 * eps * grad[i]
         project_tangent(yp, vp, K)
@@ -332,12 +410,13 @@ def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta):
     for i in range(K):
         h1 += 0.5 * vp[i] * vp[i]
     if not np.isfinite(h1):
-        return 0
+        return 0, ucur
     if h1 <= h0 or uniform(key) < math.exp(h0 - h1):
         for i in range(K):
             y[i] = yp[i]
-        return 1
-    return 0
+            gcur[i] = grad[i]
+        return 1, u
+    return 0, ucur
 
 
 @njit(cache=True, parallel=True)
@@ -351,7 +430,7 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     chain makes ``n_steps`` GMC transitions (step ``eps``, ``n_leap`` leapfrog steps). Outputs per batch
     document s and sample n: ``out[s, n, :]`` theta, ``score[s, n]`` = v'vbar, ``norm[s, n]`` = ||beta theta||;
     ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
-    ``work`` is (S, >= 5K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop.
+    ``work`` is (S, >= 6K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop.
 
     A Numba kernel; writes its outputs and returns nothing.
 
@@ -397,7 +476,7 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
         Output: ||beta theta|| of each sample.
     acc : ndarray, shape (S,)
         Output: accepted transitions per document.
-    work : ndarray of float64, shape (S, >= 5 K)
+    work : ndarray of float64, shape (S, >= 6 K)
         Scratch.
     keys : ndarray of uint64, shape (S, 2)
         Scratch.
@@ -412,6 +491,7 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
         vp = w[2 * K:3 * K]
         grad = w[3 * K:4 * K]
         th = w[4 * K:5 * K]
+        gcur = w[5 * K:6 * K]
         b = B[s]
         if warm == 1:
             for i in range(K):
@@ -421,9 +501,11 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
         for i in range(K):
             y[i] = math.sqrt(th[i])
         na = 0
+        ucur = np.nan  # U at y: computed by the first transition
         for n in range(n_samples):
             for _t in range(n_steps):
-                na += _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, th)
+                a, ucur = _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, th, gcur, ucur)
+                na += a
             tot = 0.0
             for i in range(K):
                 out[s, n, i] = y[i] * y[i]
@@ -511,6 +593,16 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
     S = docs.shape[0]
     N = thetas.shape[1]
     inv_n = 1.0 / N
+    # the K x K matrix of the dense part, M[k, j] = scale/N sum_{s,n} theta_snk theta_snj f_sn / ||beta theta_sn||^2:
+    # symmetric (theta_snk theta_snj = theta_snj theta_snk exactly), so its upper triangle is summed, in the order
+    # (s, n), one row per task (rows k and K-1-k together), and mirrored
+    Mkj = np.empty((K, K))
+    for p in prange((K + 1) // 2):
+        k = np.int64(p)  # a prange index may be unsigned: K - 1 - p would be float
+        _dense_row(thetas, score, norm, k, K, scale * inv_n, Mkj)
+        if K - 1 - k != k:
+            _dense_row(thetas, score, norm, K - 1 - k, K, scale * inv_n, Mkj)
+    # sparse part, one topic per task
     for k in prange(K):
         base = k * V
         for i in range(V):
@@ -524,17 +616,39 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
             cf *= -scale * inv_n
             for p in range(indptr[d], indptr[d + 1]):
                 grad[base + indices[p]] += cf * data[p]
-        for j in range(K):
-            m = 0.0
-            for s in range(S):
-                for n in range(N):
-                    nr = norm[s, n]
-                    if nr >= TINY_NORM:
-                        m += thetas[s, n, k] * thetas[s, n, j] * score[s, n] / (nr * nr)
-            m *= scale * inv_n
-            bj = j * V
-            for i in range(V):
-                grad[base + i] += m * beta[bj + i]
+    # dense part by blocks of words (a block of every topic stays in cache while all K rows of grad take it up);
+    # every entry of grad adds its K terms in the order j = 0, ..., K-1
+    n_blocks = (V + _WORD_BLOCK - 1) // _WORD_BLOCK
+    for ib in prange(n_blocks):
+        lo = ib * _WORD_BLOCK
+        hi = min(lo + _WORD_BLOCK, V)
+        for k in range(K):
+            g = grad[k * V + lo:k * V + hi]
+            for j in range(K):
+                m = Mkj[k, j]
+                bj = beta[j * V + lo:j * V + hi]
+                for i in range(hi - lo):  # on slices: vector code (flat offsets into two arrays defeat it)
+                    g[i] += m * bj[i]
+
+
+@njit(cache=True)
+def _dense_row(thetas, score, norm, k, K, w, Mkj):
+    """Row k of the dense part's matrix of :func:`grad_documents` from the diagonal on, mirrored into column k."""
+    for j in range(k, K):
+        Mkj[k, j] = 0.0
+    for s in range(thetas.shape[0]):
+        for n in range(thetas.shape[1]):
+            nr = norm[s, n]
+            if nr >= TINY_NORM:
+                tk = thetas[s, n, k]
+                f = score[s, n]
+                nr2 = nr * nr
+                for j in range(k, K):
+                    Mkj[k, j] += tk * thetas[s, n, j] * f / nr2
+    for j in range(k, K):
+        m = Mkj[k, j] * w
+        Mkj[k, j] = m
+        Mkj[j, k] = m
 
 
 def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
