@@ -100,3 +100,37 @@ def test_the_potential_must_be_callable():
         Model("m", 2, grad_py=lambda x, i, k: x, potential=3.0)
     with pytest.raises(ValueError, match="without a potential"):
         Model("m", 2, grad_py=lambda x, i, k: x).potential(np.zeros(2))
+
+
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+
+    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+
+@pytest.mark.parametrize("blas_threads, expected", [(1, {1}), (None, None)])
+def test_chains_run_with_the_blas_limit_and_restore_it(blas_threads, expected):
+    """A chain's gradient calls see one BLAS thread (OpenBLAS's idle workers would spin between the step's small
+    calls); None leaves the setting alone; the setting is restored afterwards, also for run_chains."""
+    from threadpoolctl import threadpool_limits
+
+    if not _blas_threads():
+        pytest.skip("no BLAS library loaded that threadpoolctl sees")
+    seen = []
+
+    def grad(x, idx, k):
+        seen.append(frozenset(_blas_threads()))
+        return x
+
+    model = Model("user-gaussian", 2, grad_py=grad, potential=lambda x: 0.5 * float(x @ x))
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        samplers.run_chain(samplers.sgld(), model, np.zeros(2), seed=0, n_steps=20, step_size=1e-2, progress=False,
+                           check_gradient=False, blas_threads=blas_threads)
+        assert _blas_threads() == before
+        assert set(seen) == {frozenset(expected if expected is not None else before)}, seen
+        if blas_threads == 1:
+            seen.clear()
+            samplers.run_chains(samplers.sgld(), model, np.zeros(2), seed=0, n_chains=2, n_steps=10, step_size=1e-2,
+                                check_gradient=False)
+            assert set(seen) == {frozenset({1})} and _blas_threads() == before, seen

@@ -646,3 +646,30 @@ def test_time_budget_stops_on_its_clock(corpus, clock, col):
     t = est.trace_[col].to_numpy()
     assert t[-1] >= 0.3 and t[-2] < 0.3
     assert est.samples_.shape[0] >= 1
+
+
+def test_fit_and_scores_run_on_one_blas_thread(corpus, monkeypatch):
+    """The fit's small LAPACK calls (pinv of G) and kernels run with one BLAS thread (OpenBLAS's idle workers
+    spun on the core Numba's second thread needs); the caller's setting is restored."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas():
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    if not blas():
+        pytest.skip("no BLAS library loaded that threadpoolctl sees")
+    seen = []
+    draw = M.sample_theta
+
+    def recording(*args):
+        seen.append(frozenset(blas()))
+        return draw(*args)
+
+    monkeypatch.setattr(M, "sample_theta", recording)
+    X, X_test = corpus[0], corpus[1]
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas()
+        est = SphericalAdmixture(n_components=3, method="sggmc", max_iter=3, batch_size=10, random_state=0).fit(X)
+        est.transform(X_test[:3], n_samples=2)
+        assert blas() == before
+    assert seen and set(seen) == {frozenset({1})}, seen

@@ -21,6 +21,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
+from ..utils import blas_thread_limit
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["GMMParams", "fit_em_sem", "gmm_loglik", "init_from_means", "init_kmeanspp", "kmeanspp_means"]
@@ -260,23 +262,26 @@ def fit_em_sem(X, X_test, init: GMMParams, method: str, n_iter: int, seed: int, 
     Psi0 = psi0 * np.eye(X.shape[1])
     n = X.shape[0]
     p = init
-    hist = [{"iteration": 0, "test_ll": gmm_loglik(X_test, p)}]
-    for it in range(1, n_iter + 1):
-        R = _log_resp(X, p)
-        m = R.max(axis=1, keepdims=True)
-        R -= m
-        np.exp(R, out=R)
-        s = R.sum(axis=1, keepdims=True)
-        hist[-1]["train_ll"] = float((m + np.log(s)).mean())  # train LL of the parameters this E-step used
-        R /= s
-        if method == "SEM":
-            u = rng.random(n)[:, None]
-            z = (np.cumsum(R, axis=1) < u).sum(1)
-            z = np.minimum(z, R.shape[1] - 1)
-            stats = _stats_hard(X, z, R.shape[1])
-        else:
-            stats = _stats_soft(X, R)
-        p = _m_step_stats(stats, n, p, a, kappa0, mu0, Psi0, nu0)
-        hist.append({"iteration": it, "test_ll": gmm_loglik(X_test, p)})
-    hist[-1]["train_ll"] = gmm_loglik(X, p)
+    # one BLAS thread: small (n x K x d) products and d x d factorisations, whose idle OpenBLAS workers would
+    # spin on the cores other jobs need
+    with blas_thread_limit(1):
+        hist = [{"iteration": 0, "test_ll": gmm_loglik(X_test, p)}]
+        for it in range(1, n_iter + 1):
+            R = _log_resp(X, p)
+            m = R.max(axis=1, keepdims=True)
+            R -= m
+            np.exp(R, out=R)
+            s = R.sum(axis=1, keepdims=True)
+            hist[-1]["train_ll"] = float((m + np.log(s)).mean())  # train LL of the parameters this E-step used
+            R /= s
+            if method == "SEM":
+                u = rng.random(n)[:, None]
+                z = (np.cumsum(R, axis=1) < u).sum(1)
+                z = np.minimum(z, R.shape[1] - 1)
+                stats = _stats_hard(X, z, R.shape[1])
+            else:
+                stats = _stats_soft(X, R)
+            p = _m_step_stats(stats, n, p, a, kappa0, mu0, Psi0, nu0)
+            hist.append({"iteration": it, "test_ll": gmm_loglik(X_test, p)})
+        hist[-1]["train_ll"] = gmm_loglik(X, p)
     return p, hist

@@ -91,7 +91,6 @@ from numba import njit
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_array, validate_data
-from threadpoolctl import threadpool_limits
 
 from ..evaluation.sam import importance_log_lik, prior_draw_log_perplexity
 from ..manifolds.sphere import geodesic_flow, project_tangent
@@ -101,7 +100,7 @@ from ..rng import fill_normal, make_key, resolve_random_state, resolve_seed, rng
 from ..special import bessel_ratio, vmf_log_normalizer
 from .._optional import require
 from . import _sam_variational as _vi
-from ..utils import numba_threads
+from ..utils import blas_thread_limit, numba_threads
 
 logger = logging.getLogger(__name__)
 
@@ -569,7 +568,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         # BLAS on one thread: its only work here is small (K x K) solves, and OpenBLAS's idle workers spin on
         # the core that Numba's second thread needs (measured: 2-thread SGGMC iteration 57-65 ms with the
         # default BLAS threads, 24 ms with one; benchmarks/README_sggmc.md)
-        with numba_threads(self.n_jobs) as nt, threadpool_limits(limits=1, user_api="blas"):
+        with numba_threads(self.n_jobs) as nt, blas_thread_limit(1):
             self.n_threads_ = nt
             t0, c0 = time.perf_counter(), time.process_time()
             self._init_state(X)
@@ -867,7 +866,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         seed = self.seed_ if seed is None else resolve_seed(seed)
         log_cv = float(vmf_log_normalizer(float(self.kappa), d=self.n_features_in_))
         diag = None
-        with numba_threads(self.n_jobs):
+        with numba_threads(self.n_jobs), blas_thread_limit(1):
             if estimator == "prior":
                 lp, se = prior_draw_log_perplexity(S, X_test, self.alpha_, float(self.kappa), log_cv, n, seed)
             else:
@@ -899,7 +898,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         B = np.zeros((D, K))
         out = np.zeros((D, n_samples, K))
         th_eps = self._cfg["th_eps"]
-        with numba_threads(self.n_jobs), threadpool_limits(limits=1, user_api="blas"):
+        with numba_threads(self.n_jobs), blas_thread_limit(1):
             M.gram(beta, K, V, G)
             M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
             M.sample_theta(int(make_key(self.seed_ if seed is None else resolve_seed(seed), 5)[0] >> np.uint64(1)),
