@@ -469,16 +469,18 @@ def _gamma_gs(key, a):
         if e1 >= lb:
             y = (lb - e1) / a
             x = np.exp(y) if y > -745.2 else 0.0
-            if x <= 0.0 or ziggurat_exponential(key) >= x:
+            if x <= 0.0:
                 return x
+            threshold = x
         else:
             # (b - p) / a with p = b e^-E1: -b expm1(-E1) / a > 0 for E1 > 0
             w = -np.exp(lb) * np.expm1(-e1) / a
             if not (w > 0.0):
                 continue
             x = -np.log(w)
-            if ziggurat_exponential(key) >= (1.0 - a) * np.log(x):
-                return x
+            threshold = (1.0 - a) * np.log(x)
+        if ziggurat_exponential(key) >= threshold:  # E2: one draw site for both branches (inlined code)
+            return x
 
 
 @njit(cache=True, inline="always")
@@ -496,12 +498,18 @@ def _gamma_below_one(key, a):
 def gamma(key, a):
     """One Gamma(a, 1) draw, a > 0 (NaN for a <= 0 or non-finite a: callers check): Marsaglia & Tsang for
     a >= 1 (:func:`_mt_gamma`), the boost or GS below 1 (:func:`_gamma_below_one`; draws below the
-    smallest positive double round to 0.0, their correct double value: for a = 1e-3 about half of them)."""
+    smallest positive double round to 0.0, their correct double value: for a = 1e-3 about half of them).
+
+    Written with one Marsaglia-Tsang site for a >= 1 and the boost (the same draws as calling
+    :func:`_gamma_below_one`): every site of an inlined variate is compiled again, at seconds each."""
     if not (a > 0.0) or not (a < np.inf):
         return np.nan
+    if a < GS_BELOW:
+        return _gamma_gs(key, a)
+    g = _mt_gamma(key, a + 1.0 if a < 1.0 else a)
     if a < 1.0:
-        return _gamma_below_one(key, a)
-    return _mt_gamma(key, a)
+        g *= np.exp(-ziggurat_exponential(key) / a)
+    return g
 
 
 @njit(cache=True)

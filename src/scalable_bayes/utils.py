@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -178,6 +179,63 @@ def blas_thread_limit(n: int | None = 1):
 
     with threadpool_limits(limits=int(n), user_api="blas"):
         yield
+
+
+class CompileClock:
+    """Seconds spent compiling Numba code or loading it from the cache while active (Numba's
+    ``numba:compiler_lock`` events, outermost only): ``seconds`` (wall clock) and ``cpu_seconds`` (process
+    CPU time), readable at any time. Use :func:`compile_clock`.
+
+    Events of every thread count: a thread that waits for another one's compilation waits on the same lock.
+    """
+
+    def __init__(self):
+        from numba.core import event
+
+        class _Listener(event.Listener):
+            def __init__(self, clock):
+                self.clock = clock
+
+            def on_start(self, ev):
+                c = self.clock
+                if c._depth == 0:
+                    c._t0, c._c0 = time.perf_counter(), time.process_time()
+                c._depth += 1
+
+            def on_end(self, ev):
+                c = self.clock
+                c._depth -= 1
+                if c._depth == 0:
+                    c._wall += time.perf_counter() - c._t0
+                    c._cpu += time.process_time() - c._c0
+
+        self._depth = 0
+        self._wall = self._cpu = self._t0 = self._c0 = 0.0
+        self.listener = _Listener(self)
+
+    @property
+    def seconds(self) -> float:
+        if self._depth:  # inside a compilation now
+            return self._wall + time.perf_counter() - self._t0
+        return self._wall
+
+    @property
+    def cpu_seconds(self) -> float:
+        if self._depth:
+            return self._cpu + time.process_time() - self._c0
+        return self._cpu
+
+
+@contextlib.contextmanager
+def compile_clock():
+    """A :class:`CompileClock` running while the block runs: estimators and the chain driver subtract its
+    seconds from their wall times (``fit_time_``, ``ChainResult.wall_time``) and report them apart
+    (``compile_time_``, ``ChainResult.compile_time``)."""
+    from numba.core import event
+
+    clock = CompileClock()
+    with event.install_listener("numba:compiler_lock", clock.listener):
+        yield clock
 
 
 def available_memory_bytes() -> int | None:

@@ -96,15 +96,21 @@ def cir_transition(key, theta, a, c, r):
     if not (theta >= 0.0) or not (a > 0.0) or not (a < np.inf):
         return np.nan
     lam = theta * r
+    # one gamma draw site for both routes: every variate here is inlined into the caller, and each inlined
+    # gamma (Marsaglia-Tsang, GS and the boost, with their ziggurats) costs tens of seconds of compilation
     if a > 0.5:
         if not (lam < np.inf):
             return np.nan
         z = ziggurat_normal(key) + np.sqrt(2.0 * lam)
-        return c * gamma(key, a - 0.5) + 0.5 * c * z * z
-    pk = poisson(key, lam)
-    if pk < 0:
-        return np.nan
-    return c * gamma(key, a + pk)
+        shape = a - 0.5
+        noncentral = 0.5 * c * z * z
+    else:
+        pk = poisson(key, lam)
+        if pk < 0:
+            return np.nan
+        shape = a + pk
+        noncentral = 0.0  # c Gamma >= 0, so adding +0.0 leaves it bit for bit
+    return c * gamma(key, shape) + noncentral
 
 
 @njit(cache=True)

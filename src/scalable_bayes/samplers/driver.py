@@ -30,7 +30,7 @@ import numpy as np
 
 from ..manifolds.euclidean import manifold_of
 from ..rng import make_key, partial_shuffle, resolve_seed
-from ..utils import atomic_path, blas_thread_limit
+from ..utils import atomic_path, blas_thread_limit, compile_clock
 from ._loop import _python_chunk, _uses_parallel, chunk_runner
 from .base import DivergenceError, SamplingAlgorithm, SGState
 
@@ -99,6 +99,9 @@ class ChainResult:
         ``(step, value)`` of every call of ``run_chain``'s ``callback``.
     gamma_samples : ndarray of float64, shape (n_kept, dim), optional
         On the gamma-parametrised simplex, the gamma variables of the kept steps; None otherwise.
+    compile_time : float, default 0.0
+        Seconds the chain spent compiling its loop and kernels or loading them from the cache (not in
+        ``checkpoint_wall`` or ``wall_time``; non-zero on a first call).
     """
 
     sampler: str
@@ -117,9 +120,11 @@ class ChainResult:
     state: SGState
     callback_values: list = field(default_factory=list)
     gamma_samples: np.ndarray | None = None
+    compile_time: float = 0.0
 
     @property
     def wall_time(self) -> float:
+        """Seconds of sampling (callbacks and compilation excluded)."""
         return float(self.checkpoint_wall[-1]) if self.checkpoint_wall.size else 0.0
 
     def to_inference_data(self, var_name: str = "theta"):
@@ -338,6 +343,17 @@ def _run_chain(
     reflect = model.reflect if model.reflect is not None else np.zeros(0, dtype=np.int8)
     kern, hyper = algorithm.kernel, algorithm.hyper
     extras = tuple(getattr(model, k) for k in algorithm.model_kernels)  # bind() checked they exist
+    with compile_clock() as clock:  # compilation (or loading compiled code) is not sampling time
+        return _sample(algorithm, model, seed, chain, h, sched, key, bkey, b, perm, cur, nxt, x, p, xi, g, burnin,
+                       thin, n_steps, samples, ke, th, gn, reflect, kern, hyper, extras, checkpoint_every, callback,
+                       partial_path, progress, name, clock)
+
+
+def _sample(algorithm, model, seed, chain, h, sched, key, bkey, b, perm, cur, nxt, x, p, xi, g, burnin, thin,
+            n_steps, samples, ke, th, gn, reflect, kern, hyper, extras, checkpoint_every, callback, partial_path,
+            progress, name, clock):
+    """The chunk loop of :func:`run_chain` (its checked inputs); ``clock`` a running :class:`CompileClock`."""
+    k_start = clock.seconds
     runner = chunk_runner(kern, model.grad_kernel, extras) if model.compiled else None
     ck_s, ck_w, cb_vals = [], [], []
     n_rec = 0
@@ -348,14 +364,14 @@ def _run_chain(
     t = 0
     while t < n_steps:
         m = min(checkpoint_every, n_steps - t)
-        t_start = time.perf_counter()
+        t_start, k0 = time.perf_counter(), clock.seconds
         if model.compiled:
             done, status, n_rec = runner(x, p, xi, g, key, h, hyper, sched, model.data, perm, b, reflect, t, m, burnin,
                                          thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_steps)
         else:
             done, status, n_rec = _python_chunk(kern, model, x, p, xi, key, h, hyper, sched, perm, b, reflect,
                                                 t, m, burnin, thin, samples, n_rec, ke, th, gn, bkey, cur, nxt, n_steps)
-        wall += time.perf_counter() - t_start
+        wall += time.perf_counter() - t_start - (clock.seconds - k0)
         if status != 0:
             step = t + done
             cause = "gradient" if status == 1 else "position"
@@ -402,6 +418,7 @@ def _run_chain(
         kinetic_energy=ke, thermostat=th, grad_norm=gn,
         checkpoint_step=np.array(ck_s, dtype=np.int64), checkpoint_wall=np.array(ck_w),
         state=SGState(x, p, xi), callback_values=cb_vals, gamma_samples=gamma,
+        compile_time=clock.seconds - k_start,
     )
 
 
