@@ -376,10 +376,10 @@ def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta, 
 
     ``ucur`` and ``gcur`` carry U and its gradient at the current y from one transition to the next (``ucur``
     NaN: not known yet, computed here into ``gcur``): a transition starts where the last one ended, at its last
-    leapfrog point if accepted, at its start if not, so U and its gradient there are known. Inside a trajectory U is summed only
-    at the last leapfrog point (the Metropolis-Hastings test needs no other); every point's gradient and the
-    finiteness of its U are checked as before. The draws and the decisions are those of computing U and its
-    gradient afresh at every point."""
+    leapfrog point if accepted, at its start if not, so U and its gradient there are known. Inside a trajectory
+    U is summed only at the last leapfrog point (the Metropolis-Hastings test needs no other); every point's
+    gradient and the finiteness of its U are checked as before. The draws and the decisions are those of
+    computing U and its gradient afresh at every point (tests/naive_sam.py, bit for bit)."""
     for i in range(K):
         vp[i] = normal(key)
         yp[i] = y[i]
