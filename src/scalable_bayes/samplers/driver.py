@@ -541,7 +541,8 @@ def run_chains(
     output: the toy and Gaussian targets do; a model with scratch arrays in its data, such as the logistic
     regression, does not) and no kernel is itself parallel (the simplex samplers' ``prange`` blocks). Other
     pairs, and models with a NumPy gradient (which holds the GIL), run their chains one after another;
-    ``result.threads`` says which happened.
+    ``result.threads`` says which happened. BLAS runs on one thread while the chains run (as
+    ``run_chain``'s default ``blas_threads=1``; the limit is process-wide, so it is set once around all chains).
 
     Parameters
     ----------
