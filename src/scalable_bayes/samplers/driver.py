@@ -256,33 +256,6 @@ def run_chain(
         If a gradient or a position becomes non-finite (its ``step`` says where; the samples so far
         are written to ``partial_path`` when given).
     """
-    with blas_thread_limit(blas_threads):
-        return _run_chain(algorithm, model, position, seed=seed, n_steps=n_steps, step_size=step_size,
-                          batch_size=batch_size, burnin=burnin, thin=thin, chain=chain,
-                          checkpoint_every=checkpoint_every, callback=callback, partial_path=partial_path,
-                          progress=progress, step_decay=step_decay, check_gradient=check_gradient)
-
-
-def _run_chain(
-    algorithm: SamplingAlgorithm,
-    model,
-    position,
-    *,
-    seed: int | None,
-    n_steps: int,
-    step_size: float,
-    batch_size: int | None = None,
-    burnin: int = 0,
-    thin: int = 1,
-    chain: int = 0,
-    checkpoint_every: int | None = None,
-    callback: Callable | None = None,
-    partial_path=None,
-    progress: bool | None = None,
-    step_decay: tuple[float, float] | None = None,
-    check_gradient: bool = True,
-) -> ChainResult:
-    """:func:`run_chain` under its BLAS thread limit."""
     name = algorithm.name
     seed = resolve_seed(seed)  # None: fresh entropy, recorded in the result's ``seed``
     h = algorithm.check_step_size(step_size)
@@ -343,7 +316,8 @@ def _run_chain(
     reflect = model.reflect if model.reflect is not None else np.zeros(0, dtype=np.int8)
     kern, hyper = algorithm.kernel, algorithm.hyper
     extras = tuple(getattr(model, k) for k in algorithm.model_kernels)  # bind() checked they exist
-    with compile_clock() as clock:  # compilation (or loading compiled code) is not sampling time
+    # compilation (or loading compiled code) is not sampling time
+    with blas_thread_limit(blas_threads), compile_clock() as clock:
         return _sample(algorithm, model, seed, chain, h, sched, key, bkey, b, perm, cur, nxt, x, p, xi, g, burnin,
                        thin, n_steps, samples, ke, th, gn, reflect, kern, hyper, extras, checkpoint_every, callback,
                        partial_path, progress, name, clock)
