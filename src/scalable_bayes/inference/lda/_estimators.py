@@ -19,7 +19,6 @@ once per fit; None draws fresh entropy. The seed used is ``seed_``.
 from __future__ import annotations
 
 import logging
-import time
 from typing import Callable, Sequence
 
 import numpy as np
@@ -235,22 +234,14 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             # wall time and process CPU time of the fit, evaluation and compilation (or loading compiled
             # kernels, on a first call) excluded; the CPU time of a single-threaded fit is its work alone,
             # whatever else the machine is running
-            comp = 0.0
-            k0, kc0, t0, c0 = clock.seconds, clock.cpu_seconds, time.perf_counter(), time.process_time()
-            self._init_state(C)
-            dk = clock.seconds - k0
-            comp += dk
-            wall = time.perf_counter() - t0 - dk
-            cpu = time.process_time() - c0 - (clock.cpu_seconds - kc0)
+            _, wall, cpu, comp = clock.timed(self._init_state, C)
             if every:
                 self._record(0, wall, C.n_tokens, X_heldout, cpu)
             for it in range(1, self.max_iter + 1):
-                k0, kc0, t0, c0 = clock.seconds, clock.cpu_seconds, time.perf_counter(), time.process_time()
-                self._iterate(C, it)
-                dk = clock.seconds - k0
+                _, dw, dc, dk = clock.timed(self._iterate, C, it)
+                wall += dw
+                cpu += dc
                 comp += dk
-                wall += time.perf_counter() - t0 - dk
-                cpu += time.process_time() - c0 - (clock.cpu_seconds - kc0)
                 rec = None
                 if every and (it % every == 0 or it == self.max_iter):
                     rec = self._record(it, wall, C.n_tokens, X_heldout, cpu)
