@@ -609,3 +609,76 @@ def test_unfitted_estimator_raises_not_fitted(cls, method):
     X = sp.csr_matrix(np.array([[1, 2, 0], [0, 1, 3]], dtype=np.int32))
     with pytest.raises(NotFittedError, match="fit"):
         getattr(getattr(lda, cls)(n_components=2), method)(X)
+
+
+# ---------------------------------------------------------------------------- ESCA's random start
+
+
+def _prior_start_twin(X, K, alpha, seed):
+    """Slow twin of ``esca_init`` with a prior start: per document the proportions from the kernel's own
+    Dirichlet helper on the key of (seed, 0, m), then each token by inverse CDF, in CSR order; returns the
+    dense document-topic and topic-word counts."""
+    from scalable_bayes import rng as sbr
+
+    M, V = X.shape
+    D = np.zeros((M, K), np.int64)
+    W = np.zeros((K, V), np.int64)
+    cum = np.empty(K)
+    key = np.empty(2, np.uint64)
+    for m in range(M):
+        s, e = X.indptr[m], X.indptr[m + 1]
+        if e == s:
+            continue
+        sbr.key_from_stream(seed, 0, m, key)
+        z = kern.esca.prior_topic_cdf(key, alpha, K, cum)
+        for j in range(s, e):
+            for _ in range(int(X.data[j])):
+                u = sbr.uniform(key) * z
+                k = int(np.searchsorted(cum, u, side="right"))
+                D[m, k] += 1
+                W[k, X.indices[j]] += 1
+    return D, W
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_esca_prior_start_matches_twin(corpus, n_threads):
+    """init="prior": the initial counts are exactly the twin's (same keys, same inverse CDF), on 1 and 2
+    threads; max_iter=0 stops after the initialisation."""
+    Xtr, _, _ = corpus
+    X = Xtr[:60]
+    m = ESCA(n_components=7, doc_topic_prior=0.3, max_iter=0, random_state=4, n_jobs=n_threads, init="prior").fit(X)
+    D_ref, W_ref = _prior_start_twin(X.tocsr(), 7, 0.3, m.seed_)
+    np.testing.assert_array_equal(m.doc_topic_counts_.toarray(), D_ref)
+    np.testing.assert_array_equal(np.rint(m.components_ - m.topic_word_prior).astype(np.int64), W_ref)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.5, 3.0])
+def test_esca_prior_start_is_dirichlet_multinomial(alpha):
+    """Each document's initial topic counts follow LDA's prior, DirMult(N, alpha 1_K): the mean and the
+    variance of D_mk over 2,000 documents of N = 40 tokens lie within 4 Monte Carlo standard errors of
+    N/K and N (1/K)(1 - 1/K)(N + K alpha)/(1 + K alpha). The uniform start (variance N (1/K)(1 - 1/K))
+    fails the variance test at every alpha here."""
+    M, N, K = 2000, 40, 5
+    X = sp.csr_matrix(np.full((M, 1), N, np.int32))  # one word type: every document has N tokens of it
+    p = 1.0 / K
+    var = N * p * (1 - p) * (N + K * alpha) / (1 + K * alpha)
+    for init, should_pass in (("prior", True), ("uniform", False)):
+        m = ESCA(n_components=K, doc_topic_prior=alpha, max_iter=0, random_state=3, n_jobs=1, init=init).fit(X)
+        Dm = m.doc_topic_counts_.toarray().astype(float)
+        x = Dm[:, 0]  # documents are independent; one topic's counts (exchangeable topics)
+        se_mean = np.sqrt(var / M)
+        # standard error of the sample variance from the 4th central moment (estimated)
+        se_var = np.sqrt(max(np.mean((x - x.mean()) ** 4) - x.var() ** 2, 1e-12) / M)
+        assert abs(x.mean() - N * p) < 4 * se_mean
+        assert (abs(x.var(ddof=1) - var) < 4 * se_var) == should_pass, (init, x.var(ddof=1), var, se_var)
+
+
+def test_esca_prior_start_thread_invariant_and_bad_init(corpus, small):
+    Xtr, Xte, _ = corpus
+    outs = [ESCA(n_components=6, doc_topic_prior=0.2, max_iter=3, random_state=8, n_jobs=nt, init="prior").fit(Xtr)
+            for nt in (1, 2)]
+    np.testing.assert_array_equal(outs[0].components_, outs[1].components_)
+    u = ESCA(n_components=6, doc_topic_prior=0.2, max_iter=3, random_state=8, n_jobs=1).fit(Xtr)
+    assert not np.array_equal(u.components_, outs[0].components_)  # the default start is the paper's uniform one
+    with pytest.raises(ValueError, match="init must be 'uniform'"):
+        ESCA(n_components=3, max_iter=1, init="random").fit(small)

@@ -75,7 +75,7 @@ class DistributedESCA(ESCA):
         broadcast, so every rank uses the same seed).
     comm : mpi4py.MPI.Comm, optional
         The communicator; default ``MPI.COMM_WORLD`` (needs mpi4py).
-    sampler, decomposition, dense_min_topics, evaluate_every, heldout_sweeps, callbacks
+    sampler, decomposition, dense_min_topics, init, evaluate_every, heldout_sweeps, callbacks
         As in :class:`ESCA`.
     """
 
@@ -85,11 +85,11 @@ class DistributedESCA(ESCA):
 
     def __init__(self, n_components=100, *, doc_topic_prior=None, topic_word_prior=0.1, max_iter=100, n_jobs=None,
                  random_state=0, verbose=0, comm=None, sampler="sparse_alias", decomposition="word",
-                 dense_min_topics=None, evaluate_every=0, heldout_sweeps=20, callbacks=()):
+                 dense_min_topics=None, init="uniform", evaluate_every=0, heldout_sweeps=20, callbacks=()):
         super().__init__(n_components, doc_topic_prior=doc_topic_prior, topic_word_prior=topic_word_prior,
                          max_iter=max_iter, n_jobs=n_jobs, random_state=random_state, verbose=verbose,
                          sampler=sampler, decomposition=decomposition, dense_min_topics=dense_min_topics,
-                         evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
+                         init=init, evaluate_every=evaluate_every, heldout_sweeps=heldout_sweeps, callbacks=callbacks)
         self.comm = comm
 
     def _comm(self):

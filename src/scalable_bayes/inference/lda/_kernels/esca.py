@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ....rng import draw_index, next_uniform, stream
+from ....rng import draw_index, key_from_stream, log_gamma, next_uniform, stream, uniform
 from .common import (
     build_alias,
     cdf_scan,
@@ -25,26 +25,61 @@ from .common import (
 )
 
 
+@njit(cache=True)
+def prior_topic_cdf(key, alpha, n_topics, cum):
+    """Running sums ``cum[0:K]`` of unnormalised document-topic proportions theta ~ Dirichlet(alpha)
+    (K independent Gamma(alpha) draws from ``key``, taken in logs so that small alpha cannot underflow
+    every draw: theta_k propto exp(log g_k - max log g)); returns their total (>= 1)."""
+    K = n_topics
+    mx = -np.inf
+    for k in range(K):
+        g = log_gamma(key, alpha)
+        cum[k] = g
+        if g > mx:
+            mx = g
+    z = 0.0
+    for k in range(K):
+        z += np.exp(cum[k] - mx)
+        cum[k] = z
+    return z
+
+
 @njit(parallel=True, cache=True)
 def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh,
-              doc_offset=0):
-    """Uniform random initial topics (Alg. 1, t = 0); fills D (sparse), W (atomic adds), Tpriv.
+              doc_offset=0, prior_alpha=0.0):
+    """Random initial topics (Alg. 1 line 1, t = 0); fills D (sparse), W (atomic adds), Tpriv.
+
+    ``prior_alpha`` <= 0: every token's topic uniform on the K topics, independently (the paper's
+    eq. 19), from the stream (seed, 0, m) of document m. ``prior_alpha`` > 0: the topics are drawn
+    from LDA's own prior: theta_m ~ Dirichlet(prior_alpha) (:func:`prior_topic_cdf`), then every
+    token of document m independently from Categorical(theta_m), all from the key derived from
+    (seed, 0, m). Either way a document's draws depend on (seed, m) only, not on the thread count.
     A heavy word (``hslot[v]`` = h >= 0) is counted in its own int32 row ``Wh[h K : (h + 1) K]``
     instead of W. ``doc_offset``: global index of local document 0 (keys the random streams of a
     shard)."""
     K = n_topics
     n_chunks = chunks.shape[0] - 1
+    use_prior = prior_alpha > 0.0
     for c in prange(n_chunks):
         scratch = np.zeros(K, np.int32)
         touched = np.empty(K, np.int32)
+        cum = np.empty(K, np.float64)
+        key = np.empty(2, np.uint64)
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, 0, doc_offset + m)
+            z = 0.0
+            if use_prior and indptr[m + 1] > indptr[m]:
+                key_from_stream(seed, 0, doc_offset + m, key)
+                z = prior_topic_cdf(key, prior_alpha, K, cum)
             nt = 0
             for e in range(indptr[m], indptr[m + 1]):
                 v = indices[e]
                 h = hslot[v]
                 for _ in range(cnt[e]):
-                    st, k = draw_index(st, K)
+                    if use_prior:
+                        k = cdf_search(cum, K, uniform(key) * z)
+                    else:
+                        st, k = draw_index(st, K)
                     if h >= 0:
                         nt = count_token(k, scratch, touched, nt, Wh, h * K, True)
                     else:
