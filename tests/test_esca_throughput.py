@@ -60,6 +60,14 @@ def test_throughput_claim_is_time_to_target_against_the_peer():
     r1 = claim.details["toy"]["peer_over_esca_time_to_target_1thr"]
     assert 1.3 < r1 < 1.7 and "order of magnitude: not reached" in claim.measured
     assert "2 ranks 4.00M tok/s (held-out LL -8.5000)" in claim.measured
+    # the ratio's parts: ESCA needs twice the iterations (tau 10 against 5; interpolation between
+    # evaluations every 5 iterations moves the crossing a little) and each costs a third of tomotopy's
+    for th in (1, 2):
+        it_ratio = claim.details["toy"][f"peer_over_esca_iters_to_target_{th}thr"]
+        per_it = claim.details["toy"][f"esca_over_peer_speed_per_iteration_{th}thr"]
+        assert 0.45 < it_ratio < 0.55 and per_it == pytest.approx(3.0, rel=0.05)
+        assert per_it * it_ratio == pytest.approx(claim.details["toy"][f"peer_over_esca_time_to_target_{th}thr"])
+    assert "an order of magnitude at equal quality needs" in claim.measured
     assert "not testable" in claim.note and "5.1x" in claim.paper_value
     # 1.5x cheaper iterations but twice as many: the peer reaches the target first
     slow = claims.check_throughput(tables.throughput(_runs(esca_speed=1.5, esca_lag=2.0)), "test")

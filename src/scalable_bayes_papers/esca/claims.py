@@ -522,6 +522,7 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                 "clock": r.target_clock, "time_to_target_s": float(r.time_to_target_s),
                 "wall_to_target_s": float(r.wall_to_target_s), "log_time_to_target": float(r.log_time_to_target),
                 "log_time_to_target_se": float(r.log_time_to_target_se), "spread_from": r.spread_from,
+                "iters_to_target": float(getattr(r, "iters_to_target", np.nan)),
                 "n_repeats": int(r.n_repeats)}
         if np.isfinite(target):
             txt += (f"; time to held-out LL {target:.4f} (CGS final - {quality_tol}): "
@@ -552,12 +553,22 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                                   "combined as independent; df: their Welch-Satterthwaite combination)",
                                   df=_combined_df(zip(ses, se_dfs)), clock=True)
                     evidence.append(ev)
+                # the ratio's two parts: iterations to the target (the algorithm) and time per iteration (the
+                # implementation); the paper's order of magnitude at equal quality needs their product >= 10
+                it_ratio = float(p.get("iters_to_target", np.nan)) / float(e.get("iters_to_target", np.nan))
+                per_it = ratio / it_ratio if it_ratio > 0 else float("nan")
+                parts_txt = (f"; iterations to the target ESCA {float(e['iters_to_target']):.1f}, {PEER} "
+                             f"{float(p['iters_to_target']):.1f}, time per iteration {per_it:.2f}x {PEER}'s: an order "
+                             f"of magnitude at equal quality needs {10 / it_ratio:.1f}x per iteration at these "
+                             "iteration counts" if np.isfinite(per_it) else "")
                 txt += (f"; {th} thr: {PEER} / ESCA time to target {ratio:.2f}x"
                         + (f" (log {lead:+.3f} +- {ev.sd:.3f}{_df_txt(ev)}: {ev.verdict})" if ev is not None
                            else " (no spread)")
                         + f" (tokens/s {tok:.2f}x; paper's order of magnitude: "
-                        f"{'reached' if ratio >= 10 else 'not reached'} at this scale)")
+                        f"{'reached' if ratio >= 10 else 'not reached'} at this scale{parts_txt})")
                 det[f"peer_over_esca_time_to_target_{th}thr"] = ratio
+                det[f"peer_over_esca_iters_to_target_{th}thr"] = it_ratio
+                det[f"esca_over_peer_speed_per_iteration_{th}thr"] = per_it
                 det[f"esca_over_peer_tokens_per_s_{th}thr"] = tok
         parts.append(txt)
         details[c] = det

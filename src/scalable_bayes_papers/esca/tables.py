@@ -44,7 +44,8 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
     Time to quality (the throughput claim at equal held-out quality): per corpus the target is CGS's
     final held-out LL (mean over seeds) minus ``quality_tol`` nats/word; ``time_to_target_s`` is each
     engine's fit time to reach it (:func:`time_to_reach`, mean over seeds and timing repeats, on
-    :func:`verdict_clock`), ``wall_to_target_s`` the same on wall time. NaN without a CGS run.
+    :func:`verdict_clock`), ``wall_to_target_s`` the same on wall time, ``iters_to_target`` the iterations
+    to it (interpolated the same way; repeat 0, mean over seeds). NaN without a CGS run.
 
     Timing repeats (column ``repeat`` of the run tables, ``runs.run_held_out_experiment`` with
     ``timing_repeats`` > 1): repeat 0 is the fit with its held-out evaluations, repeats >= 1 the same fit re-timed
@@ -71,6 +72,7 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
                  "state_bytes": "sampler_state_bytes"})
     t["n_seeds"] = last.groupby(keys, sort=False)["seed"].nunique().to_numpy()
     t["target_ll"], t["target_clock"], t["time_to_target_s"], t["wall_to_target_s"] = np.nan, "", np.nan, np.nan
+    t["iters_to_target"] = np.nan
     t["log_time_to_target"], t["log_time_to_target_se"], t["clock_time_to_last_s"] = np.nan, np.nan, np.nan
     t["log_time_to_target_df"] = np.nan
     t["spread_from"], t["n_repeats"] = "", 1
@@ -91,6 +93,11 @@ def throughput(runs: pd.DataFrame, mpi_runs=(), quality_tol: float = 0.05) -> pd
                                                       for s0 in sorted({s for s, _ in tt})]))
         t.loc[i, "wall_to_target_s"] = float(np.mean([time_to_reach(g, target, "wall_time")
                                                       for (_, rep), g in runs_.items() if rep == 0]))
+        # iterations to the target (interpolated like the times): the algorithm's part of the time to the
+        # target, the time per iteration being the implementation's and the machine's
+        t.loc[i, "iters_to_target"] = float(np.mean([
+            time_to_reach(g.assign(_it=g["iteration"].astype(float)), target, "_it")
+            for (_, rep), g in runs_.items() if rep == 0]))
         t.loc[i, "clock_time_to_last_s"] = float(np.mean([g.sort_values("iteration")[clock].iloc[-1]
                                                           for g in runs_.values()]))
         logt = pd.Series({k: np.log(max(v, 1e-12)) for k, v in tt.items()})
