@@ -556,7 +556,7 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                 # the ratio's two parts: iterations to the target (the algorithm) and time per iteration (the
                 # implementation); the paper's order of magnitude at equal quality needs their product >= 10
                 it_ratio = float(p.get("iters_to_target", np.nan)) / float(e.get("iters_to_target", np.nan))
-                per_it = ratio / it_ratio if it_ratio > 0 else float("nan")
+                per_it = ratio / it_ratio if np.isfinite(it_ratio) and it_ratio > 0 else float("nan")
                 parts_txt = (f"; iterations to the target ESCA {float(e['iters_to_target']):.1f}, {PEER} "
                              f"{float(p['iters_to_target']):.1f}, time per iteration {per_it:.2f}x {PEER}'s: an order "
                              f"of magnitude at equal quality needs {10 / it_ratio:.1f}x per iteration at these "
