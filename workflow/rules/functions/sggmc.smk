@@ -103,16 +103,25 @@ def sggmc_fig4_runs_cost(wildcards):
     return Cost(COMPILE_CPU_S + 5 + 2.5e-7 * (s["n_samples"] + s["burnin"]) * own["n_inner"] * n, 400)
 
 
+# CPU seconds of the importance-sampling check per (draw, topic sample, test document), calibrated on the
+# paper-scale run of 2026-11-27 (docs/paper-scale.md, 400 draws x 20 topic samples): the costliest series
+# spent ~650 s on 20 Newsgroups-different's 1,107 test messages (7.3e-5; V = 4,656, K = 20) and at most
+# ~60 s on 1,000 Wikipedia articles (7.5e-6; K = 50). The earlier single coefficient (7.5e-5 for Wikipedia,
+# from a quick run whose 15 s were mostly compilation, scaled down by document length for 20 Newsgroups)
+# over-predicted Wikipedia 2x and under-predicted 20 Newsgroups-different 1.6x. A margin of ~15% and ~35%.
+SGGMC_FIG5_IS_CPU = {"news20_different": 8.5e-5, "wiki_sggmc": 1.0e-5}
+
+
 def sggmc_fig5_runs_cost(wildcards):
     """A series runs for max_time seconds of process CPU time (its evaluations included), then the
     importance-sampling check of its last samples (a full-batch method overshoots the budget by up to one
-    sweep, ~10 ms per training document; quick run: gSGNHT-full on Wikipedia 72 s): ~7.5e-5 s per (draw, topic sample, test document) of a
-    Wikipedia article (quick run: 15 s for 100 x 10 x 200), less on the shorter 20 Newsgroups messages.
+    sweep, ~10 ms per training document; quick run: gSGNHT-full on Wikipedia 72 s), costing
+    SGGMC_FIG5_IS_CPU[corpus] per (draw, topic sample, test document).
     Memory: ~0.1 MB per training document (quick: 533 MB at 2,000 Wikipedia articles)."""
     s = sggmc_fig5_run_settings(wildcards)
     test = s.get("max_test_docs") or (1107 if wildcards.corpus == "news20_different" else 1000)
     train = corpus_train_docs(wildcards.corpus, s.get("max_train_docs")) if wildcards.corpus == "wiki_sggmc" else 1666
-    per_doc = 7.5e-5 * CORPUS_SIZE[wildcards.corpus][2] / CORPUS_SIZE["wiki_sggmc"][2]
+    per_doc = SGGMC_FIG5_IS_CPU[wildcards.corpus]
     overshoot = 0.01 * train if wildcards.method not in SGGMC_FIG5_MINIBATCH else 0.0  # the last full-batch step
     cpu = COMPILE_CPU_S + 1.15 * s["max_time"] + overshoot + per_doc * s["is_draws"] * s["is_topic_samples"] * test
     return Cost(cpu, BASE_MEM_MB + 100 + 0.1 * train)
