@@ -68,6 +68,12 @@ def test_throughput_claim_is_time_to_target_against_the_peer():
         assert 0.45 < it_ratio < 0.55 and per_it == pytest.approx(3.0, rel=0.05)
         assert per_it * it_ratio == pytest.approx(claim.details["toy"][f"peer_over_esca_time_to_target_{th}thr"])
     assert "an order of magnitude at equal quality needs" in claim.measured
+    # a target met at the first evaluation (0 iterations): the claim reports no split, and does not fail
+    t0 = t.copy()
+    t0.loc[t0["method"] == "ESCA", "iters_to_target"] = 0.0
+    c0 = claims.check_throughput(t0, "test", quality_tol=0.05)
+    assert np.isnan(c0.details["toy"]["peer_over_esca_iters_to_target_1thr"])
+    assert "an order of magnitude at equal quality needs" not in c0.measured
     assert "not testable" in claim.note and "5.1x" in claim.paper_value
     # 1.5x cheaper iterations but twice as many: the peer reaches the target first
     slow = claims.check_throughput(tables.throughput(_runs(esca_speed=1.5, esca_lag=2.0)), "test")

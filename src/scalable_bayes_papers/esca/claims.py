@@ -555,7 +555,9 @@ def check_throughput(t: pd.DataFrame, profile, quality_tol: float = 0.05) -> Cla
                     evidence.append(ev)
                 # the ratio's two parts: iterations to the target (the algorithm) and time per iteration (the
                 # implementation); the paper's order of magnitude at equal quality needs their product >= 10
-                it_ratio = float(p.get("iters_to_target", np.nan)) / float(e.get("iters_to_target", np.nan))
+                it_p, it_e = float(p.get("iters_to_target", np.nan)), float(e.get("iters_to_target", np.nan))
+                # (a target reached at the first evaluation gives 0 iterations: no split then)
+                it_ratio = it_p / it_e if np.isfinite(it_p) and np.isfinite(it_e) and it_e > 0 else float("nan")
                 per_it = ratio / it_ratio if np.isfinite(it_ratio) and it_ratio > 0 else float("nan")
                 parts_txt = (f"; iterations to the target ESCA {float(e['iters_to_target']):.1f}, {PEER} "
                              f"{float(p['iters_to_target']):.1f}, time per iteration {per_it:.2f}x {PEER}'s: an order "
