@@ -615,10 +615,11 @@ def test_unfitted_estimator_raises_not_fitted(cls, method):
 
 
 def _prior_start_twin(X, K, alpha, seed):
-    """Slow twin of ``esca_init`` with a prior start: per document the proportions from the kernel's own
-    Dirichlet helper on the key of (seed, 0, m), then each token by inverse CDF, in CSR order; returns the
-    dense document-topic and topic-word counts."""
+    """Slow twin of ``esca_init`` with a prior start: per document the proportions from the library's
+    Dirichlet draw on the key of (seed, 0, m), then each token by inverse CDF over their running sums, in CSR
+    order; returns the dense document-topic and topic-word counts."""
     from scalable_bayes import rng as sbr
+    from scalable_bayes.manifolds.simplex import dirichlet
 
     M, V = X.shape
     D = np.zeros((M, K), np.int64)
@@ -630,7 +631,9 @@ def _prior_start_twin(X, K, alpha, seed):
         if e == s:
             continue
         sbr.key_from_stream(seed, 0, m, key)
-        z = kern.esca.prior_topic_cdf(key, alpha, K, cum)
+        dirichlet(key, np.full(K, alpha), cum)
+        cum = np.cumsum(cum)
+        z = cum[-1]
         for j in range(s, e):
             for _ in range(int(X.data[j])):
                 u = sbr.uniform(key) * z

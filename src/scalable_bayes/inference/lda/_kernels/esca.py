@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ....rng import draw_index, key_from_stream, log_gamma, next_uniform, stream, uniform
+from ....manifolds.simplex import dirichlet
+from ....rng import draw_index, key_from_stream, next_uniform, stream, uniform
 from .common import (
     build_alias,
     cdf_scan,
@@ -25,25 +26,6 @@ from .common import (
 )
 
 
-@njit(cache=True)
-def prior_topic_cdf(key, alpha, n_topics, cum):
-    """Running sums ``cum[0:K]`` of unnormalised document-topic proportions theta ~ Dirichlet(alpha)
-    (K independent Gamma(alpha) draws from ``key``, taken in logs so that small alpha cannot underflow
-    every draw: theta_k propto exp(log g_k - max log g)); returns their total (>= 1)."""
-    K = n_topics
-    mx = -np.inf
-    for k in range(K):
-        g = log_gamma(key, alpha)
-        cum[k] = g
-        if g > mx:
-            mx = g
-    z = 0.0
-    for k in range(K):
-        z += np.exp(cum[k] - mx)
-        cum[k] = z
-    return z
-
-
 @njit(parallel=True, cache=True)
 def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh,
               doc_offset=0, prior_alpha=0.0):
@@ -51,7 +33,7 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
 
     ``prior_alpha`` <= 0: every token's topic uniform on the K topics, independently (the paper's
     eq. 19), from the stream (seed, 0, m) of document m. ``prior_alpha`` > 0: the topics are drawn
-    from LDA's own prior: theta_m ~ Dirichlet(prior_alpha) (:func:`prior_topic_cdf`), then every
+    from LDA's own prior: theta_m ~ Dirichlet(prior_alpha) (:func:`scalable_bayes.manifolds.simplex.dirichlet`), then every
     token of document m independently from Categorical(theta_m), all from the key derived from
     (seed, 0, m). Either way a document's draws depend on (seed, m) only, not on the thread count.
     A heavy word (``hslot[v]`` = h >= 0) is counted in its own int32 row ``Wh[h K : (h + 1) K]``
@@ -64,13 +46,17 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
         scratch = np.zeros(K, np.int32)
         touched = np.empty(K, np.int32)
         cum = np.empty(K, np.float64)
+        prior = np.full(K, prior_alpha)
         key = np.empty(2, np.uint64)
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, 0, doc_offset + m)
             z = 0.0
             if use_prior and indptr[m + 1] > indptr[m]:
                 key_from_stream(seed, 0, doc_offset + m, key)
-                z = prior_topic_cdf(key, prior_alpha, K, cum)
+                dirichlet(key, prior, cum)  # theta_m, then its running sums in place
+                for k in range(1, K):
+                    cum[k] += cum[k - 1]
+                z = cum[K - 1]
             nt = 0
             for e in range(indptr[m], indptr[m + 1]):
                 v = indices[e]
