@@ -22,7 +22,7 @@ Protocol, per cell (corpus, K, threads) and repeat r (all engines use seed r; th
 - the time to the target is interpolated linearly between the two evaluations around the crossing,
   on the process CPU time for one thread (the fit's own work, whatever else the machine runs) and on
   the wall time for two (its CPU time adds up the threads); initialisation is included, compilation
-  (or loading compiled kernels) is not: a throw-away fit per engine and K loads the kernels first.
+  and loading compiled kernels are not (the estimators' clocks leave them out, ``compile_time_``).
 
 Reported (``race.md``): per cell and engine the median (min-max) over repeats of the time to the
 target, the iterations to it and the time per iteration; the paired ratio tomotopy time / engine time
@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -58,19 +57,15 @@ class _Reached(Exception):
 
 def time_to_target(curve, target: float, clock: str) -> tuple[float, float]:
     """(time, iterations) at which ``curve`` (records with ``iteration``, ``heldout_ll`` and the clock)
-    first reaches ``target``: linear interpolation between the last evaluation below the target and the
-    first at or above it; (inf, inf) if never reached."""
-    it = np.array([r["iteration"] for r in curve], float)
-    ll = np.array([r["heldout_ll"] for r in curve], float)
-    t = np.array([r[clock] for r in curve], float)
-    hit = np.flatnonzero(ll >= target)
-    if not hit.size:
-        return float("inf"), float("inf")
-    i = int(hit[0])
-    if i == 0:
-        return float(t[0]), float(it[0])
-    f = (target - ll[i - 1]) / (ll[i] - ll[i - 1])
-    return float(t[i - 1] + f * (t[i] - t[i - 1])), float(it[i - 1] + f * (it[i] - it[i - 1]))
+    first reaches ``target``, both interpolated between evaluations by the throughput claim's own
+    :func:`scalable_bayes_papers.esca.tables.time_to_reach`; (inf, inf) if never reached."""
+    import pandas as pd
+
+    from scalable_bayes_papers.esca.tables import time_to_reach
+
+    c = pd.DataFrame(curve)
+    c["_it"] = c["iteration"].astype(float)
+    return time_to_reach(c, target, clock), time_to_reach(c, target, "_it")
 
 
 def ll_at(curve, when: float, clock: str) -> float:
@@ -115,18 +110,6 @@ def run_fit(name, X, Xte, K, threads, seed, args, max_iter, target=None):
     except _Reached:
         pass
     return [dict(r) for r in est.history_], load0, os.getloadavg()[0]
-
-
-def warm_up(X, Xte, Ks, threads, args):
-    """A throw-away fit per engine, K and thread count on a slice, so that the measured fits load no
-    compiled kernels (compilation is excluded from the fits' clocks anyway; loading is not)."""
-    Xs = X[: min(300, X.shape[0])]
-    for K in Ks:
-        for nt in threads:
-            for name in ENGINES:
-                t0 = time.perf_counter()
-                make_engine(name, K, nt, 0, args.alpha, args.beta, 2, 1, 2).fit(Xs, X_heldout=Xte[:20])
-                print(f"[race] warm-up {name} K={K} t{nt}: {time.perf_counter() - t0:.1f} s", flush=True)
 
 
 def summarise(runs):
@@ -181,7 +164,6 @@ def main(argv=None):
     Xte = Xte[np.flatnonzero(np.asarray(Xte.sum(1)).ravel() >= 2)[: args.test_docs]]
     print(f"[race] {cname}: {X.shape[0]} documents, V = {X.shape[1]}, {int(X.sum())} tokens; "
           f"{Xte.shape[0]} test documents", flush=True)
-    warm_up(X, Xte, args.topics, args.threads, args)
     runs, curves = [], []
     for K in args.topics:
         for nt in args.threads:
