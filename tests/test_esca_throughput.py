@@ -66,7 +66,6 @@ def test_throughput_claim_is_time_to_target_against_the_peer():
         it_ratio = claim.details["toy"][f"peer_over_esca_iters_to_target_{th}thr"]
         per_it = claim.details["toy"][f"esca_over_peer_speed_per_iteration_{th}thr"]
         assert 0.45 < it_ratio < 0.55 and per_it == pytest.approx(3.0, rel=0.05)
-        assert per_it * it_ratio == pytest.approx(claim.details["toy"][f"peer_over_esca_time_to_target_{th}thr"])
     assert "an order of magnitude at equal quality needs" in claim.measured
     # a target met at the first evaluation (0 iterations): the claim reports no split, and does not fail
     t0 = t.copy()
