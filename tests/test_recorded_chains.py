@@ -1,8 +1,13 @@
 """Fixed-seed chains of SGNHT, SCIR and SGGMC equal the values recorded before the sampler package was
 reorganised (interface, Euclidean samplers, chunk loop in their own modules): a refactor of the package must
-leave every chain bit-identical for a seed.
+leave every chain of a seed as it was.
 
-The values were recorded with the code of the commit before the reorganisation, as ``float.hex`` strings (exact).
+The values were recorded with the code of the commit before the reorganisation, as ``float.hex`` strings (exact),
+on an AVX2 machine. They are compared to a relative 1e-9, not bit for bit: the same code on another CPU rounds
+a few operations differently (Numba compiles for the host CPU, NumPy dispatches its SIMD loops at run time,
+OpenBLAS picks its kernels by CPU); on an AVX-512 machine the final SGNHT and SGGMC positions differ from the
+recorded ones in the last bit. A change of the algorithm, of the seeding or of the draw order moves a chain by
+many orders of magnitude more than that.
 They cover a compiled Euclidean chain with minibatches (SGNHT, logistic regression), a block-parallel simplex
 chain (SCIR, Dirichlet-categorical) and a geodesic chain whose step kernel calls the model's kernels (SGGMC with
 two inner steps and the Fisher noise estimate, vMF mixture).
@@ -104,8 +109,10 @@ RECORDED = {'scir': {'kinetic_energy_sum': '0x0.0p+0',
            'thermostat_sum': '0x1.401e03b08a90cp+8'}}
 
 
-def _hex(a):
-    return [float(v).hex() for v in np.asarray(a, dtype=np.float64).reshape(-1)]
+def _equal(got, recorded_hex):
+    """``got`` equals the recorded values to a relative 1e-9 (exact zeros stay exact zeros)."""
+    want = np.array([float.fromhex(h) for h in np.ravel(recorded_hex)]) if np.size(recorded_hex) else np.zeros(0)
+    np.testing.assert_allclose(np.asarray(got, dtype=np.float64).reshape(-1), want, rtol=1e-9, atol=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +123,9 @@ def ran():
 @pytest.mark.parametrize("name", sorted(RECORDED))
 def test_chain_equals_the_recorded_values(ran, name):
     r, want = ran[name], RECORDED[name]
-    assert [_hex(row) for row in r.samples] == want["samples"]
-    assert _hex(r.state.position) == want["position"]
-    assert _hex(r.state.momentum) == want["momentum"]
-    assert _hex(r.state.thermostat) == want["thermostat"]
-    assert float(np.nansum(r.kinetic_energy)).hex() == want["kinetic_energy_sum"]
-    assert float(np.nansum(r.thermostat)).hex() == want["thermostat_sum"]
+    _equal(r.samples, want["samples"])
+    _equal(r.state.position, want["position"])
+    _equal(r.state.momentum, want["momentum"])
+    _equal(r.state.thermostat, want["thermostat"])
+    _equal(np.nansum(r.kinetic_energy), want["kinetic_energy_sum"])
+    _equal(np.nansum(r.thermostat), want["thermostat_sum"])
