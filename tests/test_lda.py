@@ -685,3 +685,23 @@ def test_esca_prior_start_thread_invariant_and_bad_init(corpus, small):
     assert not np.array_equal(u.components_, outs[0].components_)  # the default start is the paper's uniform one
     with pytest.raises(ValueError, match="init must be 'uniform'"):
         ESCA(n_components=3, max_iter=1, init="random").fit(small)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 31, 32, 33, 64, 65, 200, 1000])
+def test_sorted_word_rows_are_numpys_stable_order(n):
+    """The read rows' sort (decreasing coefficient, ties in topic order) equals NumPy's stable argsort of
+    -coefficient: the merge of the insertion-sorted runs keeps ties in order at every width."""
+    from scalable_bayes.inference.lda._kernels.esca_word import _sort_row_desc
+
+    rng = np.random.default_rng(n)
+    for ties in (True, False):
+        o = 3
+        coef = (rng.integers(0, 4, n + o + 2) if ties else rng.random(n + o + 2)).astype(np.float64)
+        top = rng.permutation(np.arange(n + o + 2) % 256).astype(np.uint8)
+        c, t = coef.copy(), top.copy()
+        _sort_row_desc(c, t, o, n)
+        order = np.argsort(-coef[o:o + n], kind="stable")
+        np.testing.assert_array_equal(c[o:o + n], coef[o:o + n][order])
+        np.testing.assert_array_equal(t[o:o + n], top[o:o + n][order])
+        np.testing.assert_array_equal(c[:o], coef[:o])  # outside the row: untouched
+        np.testing.assert_array_equal(c[o + n:], coef[o + n:])

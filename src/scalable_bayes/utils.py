@@ -1,4 +1,5 @@
-"""Small shared utilities: atomic file output, tables, logging set-up, available memory."""
+"""Small shared utilities: atomic file output, tables, logging set-up, available memory, thread counts and
+the block-parallel loop of the compiled kernels."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -160,6 +162,70 @@ def numba_threads(n: int | None):
         yield n
     finally:
         numba.set_num_threads(old)
+
+
+_POOL = None
+_POOL_LOCK = threading.Lock()
+
+
+def _reset_pool_after_fork():
+    global _POOL
+    _POOL = None  # the parent's worker threads do not exist in a forked child
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_pool_after_fork)
+
+
+def _thread_pool():
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            import numba
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOL = ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS - 1),
+                                       thread_name_prefix="scalable_bayes")
+        return _POOL
+
+
+def parallel_blocks(kernel, n: int, *args) -> None:
+    """Call ``kernel(lo, hi, *args)`` on contiguous blocks [lo, hi) that split ``range(n)``, one block per
+    thread, side by side: the calling thread runs the first block, a shared pool the others.
+
+    The thread count is Numba's (``numba.get_num_threads()``, so :func:`numba_threads` sets it), capped at
+    ``n``; block i is ``[n i // t, n (i + 1) // t)``. ``kernel`` is a Numba function compiled with
+    ``nogil=True`` that loops over its block; a kernel whose results must not depend on the thread count
+    must not depend on the block bounds either (the LDA kernels key every document's draws by the document).
+
+    This replaces ``prange`` kernels where compilation is what a user waits for: a ``prange`` kernel compiles
+    two to three times as long as the same loop in a plain function (Numba's parfor passes and its gufunc
+    wrapper: 7.9 s against 2.8 s for ESCA's word sweep, 2.4 s against 0.8 s for its tables). Exceptions of
+    any block are raised here, after every block has ended (no block is left writing into the caller's
+    arrays).
+    """
+    import numba
+
+    n = int(n)
+    nt = min(numba.get_num_threads(), n)
+    if nt <= 1:
+        if n > 0:
+            kernel(0, n, *args)
+        return
+    bounds = [n * i // nt for i in range(nt + 1)]
+    futures = [_thread_pool().submit(kernel, bounds[i], bounds[i + 1], *args) for i in range(1, nt)]
+    error = None
+    try:
+        kernel(bounds[0], bounds[1], *args)
+    except BaseException as exc:  # wait for the other blocks before raising
+        error = exc
+    for f in futures:
+        try:
+            f.result()
+        except BaseException as exc:
+            error = error or exc
+    if error is not None:
+        raise error
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ from numba import njit, prange
 
 from ....manifolds.simplex import dirichlet
 from ....rng import draw_index, key_from_stream, next_uniform, stream, uniform
+from ....utils import parallel_blocks
 from .common import (
     build_alias,
     cdf_scan,
@@ -26,7 +27,6 @@ from .common import (
 )
 
 
-@njit(parallel=True, cache=True)
 def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh,
               doc_offset=0, prior_alpha=0.0):
     """Random initial topics (Alg. 1 line 1, t = 0); fills D (sparse), W (atomic adds), Tpriv.
@@ -39,19 +39,49 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
     A heavy word (``hslot[v]`` = h >= 0) is counted in its own int32 row ``Wh[h K : (h + 1) K]``
     instead of W. ``doc_offset``: global index of local document 0 (keys the random streams of a
     shard)."""
-    K = n_topics
-    n_chunks = chunks.shape[0] - 1
-    use_prior = prior_alpha > 0.0
-    for c in prange(n_chunks):
+    args = (indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh, doc_offset)
+    if prior_alpha > 0.0:
+        parallel_blocks(_init_prior_chunks, chunks.shape[0] - 1, *args, float(prior_alpha))
+    else:
+        parallel_blocks(_init_uniform_chunks, chunks.shape[0] - 1, *args)
+
+
+@njit(nogil=True, cache=True)
+def _init_uniform_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot,
+                         Wh, doc_offset):
+    """The uniform start (eq. 19) of the chunks c_lo..c_hi - 1 (a block of :func:`esca_init`)."""
+    for c in range(c_lo, c_hi):
+        scratch = np.zeros(K, np.int32)
+        touched = np.empty(K, np.int32)
+        for m in range(chunks[c], chunks[c + 1]):
+            st = stream(seed, 0, doc_offset + m)
+            nt = 0
+            for e in range(indptr[m], indptr[m + 1]):
+                v = indices[e]
+                h = hslot[v]
+                for _ in range(cnt[e]):
+                    st, k = draw_index(st, K)
+                    if h >= 0:
+                        nt = count_token(k, scratch, touched, nt, Wh, h * K, True)
+                    else:
+                        nt = count_token(k, scratch, touched, nt, W, v * K, True)
+            store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
+
+
+@njit(nogil=True, cache=True)
+def _init_prior_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot,
+                       Wh, doc_offset, prior_alpha):
+    """The start from LDA's prior of the chunks c_lo..c_hi - 1 (a block of :func:`esca_init`). A function of
+    its own so that the uniform start does not compile the Dirichlet draw."""
+    for c in range(c_lo, c_hi):
         scratch = np.zeros(K, np.int32)
         touched = np.empty(K, np.int32)
         cum = np.empty(K, np.float64)
         prior = np.full(K, prior_alpha)
         key = np.empty(2, np.uint64)
         for m in range(chunks[c], chunks[c + 1]):
-            st = stream(seed, 0, doc_offset + m)
             z = 0.0
-            if use_prior and indptr[m + 1] > indptr[m]:
+            if indptr[m + 1] > indptr[m]:
                 key_from_stream(seed, 0, doc_offset + m, key)
                 dirichlet(key, prior, cum)  # theta_m, then its running sums in place
                 for k in range(1, K):
@@ -62,16 +92,12 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
                 v = indices[e]
                 h = hslot[v]
                 for _ in range(cnt[e]):
-                    if use_prior:
-                        k = cdf_search(cum, K, uniform(key) * z)
-                    else:
-                        st, k = draw_index(st, K)
+                    k = cdf_search(cum, K, uniform(key) * z)
                     if h >= 0:
                         nt = count_token(k, scratch, touched, nt, Wh, h * K, True)
                     else:
                         nt = count_token(k, scratch, touched, nt, W, v * K, True)
             store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
-
 
 @njit(parallel=True, cache=True)
 def esca_tables(W, T, n_topics, n_words, alpha, beta, invT, s_prob, s_alias, s_work, wptr, wtop, wprob, walias, wwork, wmass,
