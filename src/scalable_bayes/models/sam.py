@@ -51,11 +51,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..distributions.vmf import sample_vmf
 from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..rng import gamma, key_from_stream, normal, uniform
+from ..utils import parallel_blocks
 
 __all__ = [
     "lift_exponents", "gram", "doc_projections", "vbar_score", "theta_init", "lift_potential",
@@ -98,7 +99,6 @@ def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True)
 def gram(beta, K, V, G):
     """G[k, j] = beta_k' beta_j (K x K, 2-D), exactly symmetric.
 
@@ -121,8 +121,13 @@ def gram(beta, K, V, G):
     G : ndarray of float64, shape (K, K)
         Output.
     """
-    for p in prange((K + 1) // 2):
-        k = np.int64(p)  # a prange index may be unsigned: K - 1 - p would be float
+    parallel_blocks(_gram_pairs, (int(K) + 1) // 2, beta, K, V, G)
+
+
+@njit(nogil=True, cache=True)
+def _gram_pairs(p_lo, p_hi, beta, K, V, G):
+    """Rows k and K-1-k of :func:`gram` for k = p_lo, ..., p_hi - 1 (a block of pairs)."""
+    for k in range(p_lo, p_hi):
         _gram_row(beta, k, K, V, G)
         if K - 1 - k != k:
             _gram_row(beta, K - 1 - k, K, V, G)
@@ -167,7 +172,6 @@ def _gram_row(beta, k, K, V, G):
         j += 1
 
 
-@njit(cache=True, parallel=True)
 def doc_projections(beta, K, V, indptr, indices, data, docs, B):
     """B[s, k] = beta_k' v_{docs[s]} for the sparse rows of the batch (one document per task).
 
@@ -188,7 +192,13 @@ def doc_projections(beta, K, V, indptr, indices, data, docs, B):
     B : ndarray of float64, shape (S, K)
         Output.
     """
-    for s in prange(docs.shape[0]):
+    parallel_blocks(_doc_projection_rows, docs.shape[0], beta, K, V, indptr, indices, data, docs, B)
+
+
+@njit(nogil=True, cache=True)
+def _doc_projection_rows(s_lo, s_hi, beta, K, V, indptr, indices, data, docs, B):
+    """Rows s_lo, ..., s_hi - 1 of :func:`doc_projections`."""
+    for s in range(s_lo, s_hi):
         d = docs[s]
         for k in range(K):
             acc = 0.0
@@ -419,7 +429,6 @@ def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta, 
     return 0, ucur
 
 
-@njit(cache=True, parallel=True)
 def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
                  warm, theta_state, out, score, norm, acc, work, keys):
     """Draw ``n_samples`` theta's per batch document from pi(theta_d | beta, v_d) by GMC on the sphere lift,
@@ -481,7 +490,15 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     keys : ndarray of uint64, shape (S, 2)
         Scratch.
     """
-    for s in prange(docs.shape[0]):
+    parallel_blocks(_sample_theta_docs, docs.shape[0], seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps,
+                    eps, n_leap, floor, warm, theta_state, out, score, norm, acc, work, keys)
+
+
+@njit(nogil=True, cache=True)
+def _sample_theta_docs(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
+                       warm, theta_state, out, score, norm, acc, work, keys):
+    """The batch documents s_lo, ..., s_hi - 1 of :func:`sample_theta`."""
+    for s in range(s_lo, s_hi):
         d = docs[s]
         key = keys[s]
         key_from_stream(seed, it, d, key)
@@ -521,7 +538,6 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
                 theta_state[d, i] = out[s, n_samples - 1, i]
 
 
-@njit(cache=True, parallel=True)
 def stored_scores(thetas, B, G, K, score, norm):
     """score[s, n] = v_s' vbar(beta, theta[s, n]) and norm[s, n] = ||beta theta[s, n]|| for stored samples
     ``thetas`` (S, N, K) at the topics summarised by B (S x K) and G: the theta's stay fixed while beta moves
@@ -544,7 +560,13 @@ def stored_scores(thetas, B, G, K, score, norm):
     norm : ndarray of float64, shape (S, N)
         Output: ||beta theta||.
     """
-    for s in prange(thetas.shape[0]):
+    parallel_blocks(_stored_score_docs, thetas.shape[0], thetas, B, G, K, score, norm)
+
+
+@njit(nogil=True, cache=True)
+def _stored_score_docs(s_lo, s_hi, thetas, B, G, K, score, norm):
+    """The documents s_lo, ..., s_hi - 1 of :func:`stored_scores`."""
+    for s in range(s_lo, s_hi):
         for n in range(thetas.shape[1]):
             f, nr = vbar_score(thetas[s, n], B[s], G, K)
             score[s, n] = f
@@ -556,7 +578,6 @@ def stored_scores(thetas, B, G, K, score, norm):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True)
 def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm, scale, grad):
     """grad <- -scale * sum_s (1/N) sum_n grad_beta [v_s' vbar(beta, theta[s, n])] (flat K*V, block V):
     the document part of the stochastic gradient of eq. 10 (scale = kappa D / S). Per topic k (one task):
@@ -590,20 +611,37 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
     grad : ndarray of float64, shape (K * V,)
         Output.
     """
-    S = docs.shape[0]
     N = thetas.shape[1]
     inv_n = 1.0 / N
     # the K x K matrix of the dense part, M[k, j] = scale/N sum_{s,n} theta_snk theta_snj f_sn / ||beta theta_sn||^2:
     # symmetric (theta_snk theta_snj = theta_snj theta_snk exactly), so its upper triangle is summed, in the order
     # (s, n), one row per task (rows k and K-1-k together), and mirrored
+    K = int(K)
     Mkj = np.empty((K, K))
-    for p in prange((K + 1) // 2):
-        k = np.int64(p)  # a prange index may be unsigned: K - 1 - p would be float
-        _dense_row(thetas, score, norm, k, K, scale * inv_n, Mkj)
-        if K - 1 - k != k:
-            _dense_row(thetas, score, norm, K - 1 - k, K, scale * inv_n, Mkj)
+    parallel_blocks(_grad_dense_matrix_pairs, (K + 1) // 2, thetas, score, norm, K, scale * inv_n, Mkj)
     # sparse part, one topic per task
-    for k in prange(K):
+    parallel_blocks(_grad_sparse_topics, K, V, indptr, indices, data, docs, thetas, norm, -scale * inv_n, grad)
+    # dense part by blocks of words (a block of every topic stays in cache while all K rows of grad take it up);
+    # every entry of grad adds its K terms in the order j = 0, ..., K-1
+    parallel_blocks(_grad_dense_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, beta, K, V, Mkj, grad)
+
+
+@njit(nogil=True, cache=True)
+def _grad_dense_matrix_pairs(p_lo, p_hi, thetas, score, norm, K, coef, Mkj):
+    """Rows k and K-1-k of the dense part's matrix of :func:`grad_documents`, k = p_lo, ..., p_hi - 1."""
+    for k in range(p_lo, p_hi):
+        _dense_row(thetas, score, norm, k, K, coef, Mkj)
+        if K - 1 - k != k:
+            _dense_row(thetas, score, norm, K - 1 - k, K, coef, Mkj)
+
+
+@njit(nogil=True, cache=True)
+def _grad_sparse_topics(k_lo, k_hi, V, indptr, indices, data, docs, thetas, norm, coef, grad):
+    """The sparse part of :func:`grad_documents` for the topics k_lo, ..., k_hi - 1 (``coef`` = -scale / N);
+    overwrites their rows of ``grad``."""
+    S = docs.shape[0]
+    N = thetas.shape[1]
+    for k in range(k_lo, k_hi):
         base = k * V
         for i in range(V):
             grad[base + i] = 0.0
@@ -613,13 +651,15 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
             for n in range(N):
                 if norm[s, n] >= TINY_NORM:
                     cf += thetas[s, n, k] / norm[s, n]
-            cf *= -scale * inv_n
+            cf *= coef
             for p in range(indptr[d], indptr[d + 1]):
                 grad[base + indices[p]] += cf * data[p]
-    # dense part by blocks of words (a block of every topic stays in cache while all K rows of grad take it up);
-    # every entry of grad adds its K terms in the order j = 0, ..., K-1
-    n_blocks = (V + _WORD_BLOCK - 1) // _WORD_BLOCK
-    for ib in prange(n_blocks):
+
+
+@njit(nogil=True, cache=True)
+def _grad_dense_word_blocks(b_lo, b_hi, beta, K, V, Mkj, grad):
+    """The dense part of :func:`grad_documents` for the word blocks b_lo, ..., b_hi - 1."""
+    for ib in range(b_lo, b_hi):
         lo = ib * _WORD_BLOCK
         hi = min(lo + _WORD_BLOCK, V)
         for k in range(K):
@@ -685,7 +725,6 @@ def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True)
 def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw, lm, keys, logp, se):
     """Per held-out document d: log pi(v_d | {beta^(m)}) ~= log[(1/(N M)) sum_n sum_m exp(log c_V(kappa) +
     kappa v_d' vbar(beta^(m), theta_n))] with theta_n ~ Dir(alpha) drawn from the key
@@ -723,9 +762,16 @@ def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw
     se : ndarray of float64, shape (D,)
         Output: its Monte Carlo standard error (NaN for N = 1).
     """
+    parallel_blocks(_prior_draw_docs, Bm.shape[1], Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw, lm, keys,
+                    logp, se)
+
+
+@njit(nogil=True, cache=True)
+def _prior_draw_docs(d_lo, d_hi, Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw, lm, keys, logp, se):
+    """The documents d_lo, ..., d_hi - 1 of :func:`log_lik_prior_draws`."""
     M = Bm.shape[0]
     K = Gm.shape[1]
-    for d in prange(Bm.shape[1]):
+    for d in range(d_lo, d_hi):
         key = keys[d]
         key_from_stream(seed, doc_ids[d], 0, key)
         th = lm[d, M:M + K]
