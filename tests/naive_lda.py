@@ -58,8 +58,31 @@ def alias_probabilities(prob, alias):
     return p
 
 
+def cgs_draw(p, K, u):
+    """The sweep's inverse CDF in column order (topic k = 8 r + j is row r of column j): the column by the
+    column sums (each summed down its column, in order), then down the column; ``u`` uniform on [0, 1)."""
+    col = [0.0] * 8
+    for k in range(K):
+        col[k % 8] += p[k]
+    Z = 0.0
+    for j in range(8):
+        Z += col[j]
+    u *= Z
+    acc, j = 0.0, 0
+    while j < min(7, K - 1) and acc + col[j] <= u:
+        acc += col[j]
+        j += 1
+    k = j
+    while k + 8 < K and acc + p[k] <= u:
+        acc += p[k]
+        k += 8
+    return k
+
+
 def cgs(X, K, alpha, beta, n_iter, seed):
-    """Sequential collapsed Gibbs with the kernels' stream and draw convention; returns W (V, K), z."""
+    """Sequential collapsed Gibbs with the kernels' stream and draw convention; returns W (V, K), z. The
+    conditional is computed as the kernel does, (D_mk + alpha) * (1 / (T_k + V beta)) * (W_kv + beta), each
+    operation rounded in that order, and drawn by :func:`cgs_draw`."""
     X = sp.csr_matrix(X)
     V = X.shape[1]
     docs = expand(X)
@@ -86,10 +109,9 @@ def cgs(X, K, alpha, beta, n_iter, seed):
                 D[m, old] -= 1
                 W[v, old] -= 1
                 T[old] -= 1
-                p = (D[m] + alpha) * (W[v] + beta) / (T + V * beta)
+                p = ((D[m] + alpha) * (1.0 / (T + V * beta))) * (W[v] + beta)
                 st, u = next_uniform(st)
-                c = np.cumsum(p)
-                k = inverse_cdf(c, u * c[-1])
+                k = cgs_draw(p, K, u)
                 z[m][i] = k
                 D[m, k] += 1
                 W[v, k] += 1

@@ -47,8 +47,10 @@ def test_alias_table_degenerate_one_hot():
 # ---------------------------------------------------------------------------- exact twins
 
 
-def test_cgs_matches_naive_draw_for_draw(small):
-    K, a, b = 4, 0.3, 0.1
+@pytest.mark.parametrize("K", [4, 8, 13, 20])
+def test_cgs_matches_naive_draw_for_draw(small, K):
+    """K = 4: a partial row of topics only; 8: one full row of eight; 13, 20: full rows and a partial one."""
+    a, b = 0.3, 0.1
     m = CollapsedGibbs(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=3, random_state=5).fit(small)
     W_ref, z_ref = naive.cgs(small, K, a, b, 3, 5)
     np.testing.assert_array_equal(m.topic_assignments_, z_ref)

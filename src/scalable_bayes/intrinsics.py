@@ -171,20 +171,26 @@ def bits_float64(typingctx, b):
 
 @intrinsic
 def dense_row8(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
-    """``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` for r < nrow, j < 8, in <8 x float32>
-    vector code, and the eight column sums ``bsum[j] = sum_r pf[8 r + j]`` (summed over r in order).
-    ``ddf`` / ``pf`` / ``bsum`` float32, ``cnt`` uint16 or int32 counts (1-D contiguous; the caller
-    guarantees 8 nrow elements from ``off``). ESCA's dense word rows: ``ddf_k`` = (D_mk + alpha) /
-    (T_k + V beta), ``cnt`` the word's counts W_kv, so ``pf`` is the whole conditional."""
-    if not (isinstance(ddf, types.Array) and ddf.dtype == types.float32 and isinstance(cnt, types.Array)
+    """``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` for r < nrow, j < 8, in 8-lane vector
+    code, and the eight column sums ``bsum[j] = sum_r pf[8 r + j]`` (summed over r in order).
+    ``ddf`` / ``pf`` / ``bsum`` all float32 (with a float32 ``beta``) or all float64; ``cnt`` uint16 or int32
+    counts (1-D contiguous; the caller guarantees 8 nrow elements from ``off``). ESCA's dense word rows
+    (float32): ``ddf_k`` = (D_mk + alpha) / (T_k + V beta), ``cnt`` the word's counts W_kv, so ``pf`` is the
+    whole conditional; collapsed Gibbs uses the float64 form. The results are those of the scalar
+    expressions, element by element (no fused multiply-add: each product and sum is rounded)."""
+    floats = (types.float32, types.float64)
+    if not (isinstance(ddf, types.Array) and ddf.dtype in floats and isinstance(cnt, types.Array)
             and cnt.dtype in (types.uint16, types.int32) and isinstance(pf, types.Array)
-            and pf.dtype == types.float32 and isinstance(bsum, types.Array) and bsum.dtype == types.float32):
+            and pf.dtype == ddf.dtype and isinstance(bsum, types.Array) and bsum.dtype == ddf.dtype):
         return None
-    sig = types.void(ddf, cnt, types.intp, pf, bsum, types.intp, types.float32)
+    fty = ddf.dtype
+    sig = types.void(ddf, cnt, types.intp, pf, bsum, types.intp, fty)
 
     def codegen(context, builder, sig, args):
         a_ddf, a_cnt, a_off, a_pf, a_bsum, a_nrow, a_beta = args
-        v8f = ir.VectorType(ir.FloatType(), 8)
+        lane = ir.FloatType() if fty == types.float32 else ir.DoubleType()
+        width = 4 if fty == types.float32 else 8
+        v8f = ir.VectorType(lane, 8)
         unsigned = sig.args[1].dtype == types.uint16
         ity = ir.IntType(16 if unsigned else 32)
         v8i = ir.VectorType(ity, 8)
@@ -200,11 +206,11 @@ def dense_row8(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
             o = builder.mul(loop.index, ir.IntType(64)(8))
             c = builder.load(builder.bitcast(builder.gep(cnt_p, [o]), v8i.as_pointer()), align=ity.width // 8)
             cf = builder.uitofp(c, v8f) if unsigned else builder.sitofp(c, v8f)
-            d = builder.load(builder.bitcast(builder.gep(ddf_p, [o]), v8f.as_pointer()), align=4)
+            d = builder.load(builder.bitcast(builder.gep(ddf_p, [o]), v8f.as_pointer()), align=width)
             x = builder.fmul(d, builder.fadd(cf, bvec))
-            builder.store(x, builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=4)
+            builder.store(x, builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=width)
             builder.store(builder.fadd(builder.load(acc), x), acc)
-        builder.store(builder.load(acc), builder.bitcast(bs_p, v8f.as_pointer()), align=4)
+        builder.store(builder.load(acc), builder.bitcast(bs_p, v8f.as_pointer()), align=width)
         return context.get_dummy_value()
 
     return sig, codegen

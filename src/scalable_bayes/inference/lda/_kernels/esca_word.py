@@ -11,7 +11,8 @@ from numba import njit
 
 from ....intrinsics import atomic_add, ctz64, dense_row8, popcount64, prefetch_read, prefetch_write
 from ....rng import next_uniform, stream
-from ....utils import parallel_blocks
+from ....utils import NO_PARFORS as _NO_PARFORS
+from ....utils import parallel_blocks, quiet_no_parfors_warning
 from .common import (
     count_doc_topic,
     draw_alias_clamped,
@@ -21,6 +22,8 @@ from .common import (
     store_doc_counts,
     word_row_nnz,
 )
+
+quiet_no_parfors_warning()
 
 #: entries ahead whose word data the word sweep prefetches (word-table offsets twice as far ahead)
 _PREFETCH_AHEAD = 3
@@ -285,14 +288,6 @@ def esca_word_sweep(
                     use_atomic, bits, kw, track, dslot, Wdn, Kp, Wh, Whn, doc_offset)
 
 
-#: Numba's parallel pipeline with every parallel transformation off: the sweep stays one sequential function
-#: (no parfor, no thread launch; the threads are :func:`~scalable_bayes.utils.parallel_blocks`), but compiled
-#: through that pipeline it runs 1.3x faster than through the plain one (20 Newsgroups, K = 100, one thread:
-#: 106-110 against 134-158 ms per sweep, as fast as the former ``prange`` kernel; why is not isolated: not the
-#: noalias flag or the error model that pipeline gives a parfor's body, not its phi simplification, each tried
-#: alone), and it compiles in 4.7 s where the former ``prange`` kernel took 7.9 s.
-_NO_PARFORS = {"prange": False, "numpy": False, "stencil": False, "setitem": False, "reduction": False,
-               "comprehension": False, "fusion": False, "inplace_binop": False}
 
 
 @njit(nogil=True, cache=True, parallel=_NO_PARFORS)
