@@ -108,7 +108,8 @@ def gram(beta, K, V, G):
     the value a full computation gives). One parallel task computes rows k and K-1-k (equal work per task).
     The theta sampler relies on the exact symmetry (:func:`lift_potential` reads G by rows for G theta).
 
-    A Numba kernel; writes ``G`` and returns nothing.
+    Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
+    callable from Python, not from Numba code; writes ``G`` and returns nothing.
 
     Parameters
     ----------
@@ -175,7 +176,8 @@ def _gram_row(beta, k, K, V, G):
 def doc_projections(beta, K, V, indptr, indices, data, docs, B):
     """B[s, k] = beta_k' v_{docs[s]} for the sparse rows of the batch (one document per task).
 
-    A Numba kernel; writes ``B`` and returns nothing.
+    Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
+    callable from Python, not from Numba code; writes ``B`` and returns nothing.
 
     Parameters
     ----------
@@ -441,7 +443,8 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
     ``work`` is (S, >= 6K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop.
 
-    A Numba kernel; writes its outputs and returns nothing.
+    Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
+    callable from Python, not from Numba code; writes its outputs and returns nothing.
 
     Parameters
     ----------
@@ -543,7 +546,8 @@ def stored_scores(thetas, B, G, K, score, norm):
     ``thetas`` (S, N, K) at the topics summarised by B (S x K) and G: the theta's stay fixed while beta moves
     within one outer iteration (SGGMC Alg. 3) or one GMC trajectory (App. B).
 
-    A Numba kernel; writes ``score`` and ``norm`` and returns nothing.
+    Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
+    callable from Python, not from Numba code; writes ``score`` and ``norm`` and returns nothing.
 
     Parameters
     ----------
@@ -586,7 +590,8 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
 
     (f = v'vbar); terms with ||beta theta|| below TINY_NORM are dropped. Overwrites ``grad``.
 
-    A Numba kernel; returns nothing.
+    Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
+    callable from Python, not from Numba code; returns nothing.
 
     Parameters
     ----------
@@ -733,7 +738,8 @@ def log_lik_prior_draws(Bm, Gm, alpha, kappa, log_cv, n_draws, seed, doc_ids, lw
     (sqrt(N) mean_n(w_n)) with w_n the beta-average of exp(...). ``Bm`` (M, D, K), ``Gm`` (M, K, K);
     ``lw`` (D, N), ``lm`` (D, M + K) and ``keys`` (D, 2) uint64 scratch.
 
-    A Numba kernel; writes ``logp`` and ``se`` and returns nothing.
+    Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
+    callable from Python, not from Numba code; writes ``logp`` and ``se`` and returns nothing.
 
     Parameters
     ----------
