@@ -46,6 +46,15 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
         parallel_blocks(_init_uniform_chunks, chunks.shape[0] - 1, *args)
 
 
+@njit(inline="always", cache=True)
+def _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh):
+    """Count a start token of word v in topic k (atomic adds): into the heavy word's int32 row ``Wh[h K :]``
+    when ``h`` >= 0, else into ``W[v K :]``. Returns the new length of ``touched``."""
+    if h >= 0:
+        return count_token(k, scratch, touched, nt, Wh, h * K, True)
+    return count_token(k, scratch, touched, nt, W, v * K, True)
+
+
 @njit(nogil=True, cache=True)
 def _init_uniform_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot,
                          Wh, doc_offset):
@@ -61,10 +70,7 @@ def _init_uniform_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr
                 h = hslot[v]
                 for _ in range(cnt[e]):
                     st, k = draw_index(st, K)
-                    if h >= 0:
-                        nt = count_token(k, scratch, touched, nt, Wh, h * K, True)
-                    else:
-                        nt = count_token(k, scratch, touched, nt, W, v * K, True)
+                    nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh)
             store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
 
 
@@ -93,10 +99,7 @@ def _init_prior_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, 
                 h = hslot[v]
                 for _ in range(cnt[e]):
                     k = cdf_search(cum, K, uniform(key) * z)
-                    if h >= 0:
-                        nt = count_token(k, scratch, touched, nt, Wh, h * K, True)
-                    else:
-                        nt = count_token(k, scratch, touched, nt, W, v * K, True)
+                    nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh)
             store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
 
 @njit(parallel=True, cache=True)
