@@ -14,7 +14,8 @@ All timings in ONE run, as ratios against peers measured in the same process:
 
 What the library path does per step (see models/logistic.py and samplers/_loop.py, the driver's chunk
 loop): the minibatch (partial Fisher-Yates on an int32 permutation, its own xoroshiro stream) is drawn one
-step ahead; the gradient computes all minibatch dot products (float64 accumulation, four rows at a time; x_i and
+step ahead; the gradient computes all minibatch dot products (float64 accumulation, four rows at a time in one
+fixed-order 8-lane vector loop, no fastmath flags, so the compiled chain loop is cached; x_i and
 y_i packed in one float32 row of d + 1 values), then the sigmoid residuals in branch-free vectorised
 loops (its own exp, within 1 ulp of libm), then the accumulation; during the dot and accumulate
 phases it prefetches (into L2) every cache line of the NEXT step's rows (three lines per row in one

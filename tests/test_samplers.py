@@ -388,7 +388,7 @@ def test_minibatches_come_from_their_own_stream_one_step_ahead(d):
     """The driver draws batch t+1 before the gradient of step t (lookahead), from batch_key(seed, chain):
     the batches it passes are exactly successive partial shuffles of that stream, in both paths, and
     the compiled lookahead chain equals the Python-path chain bit for bit, for any chunking (the
-    gradient's fastmath flags allow no call-site-dependent approximations)."""
+    gradient has no fastmath flags: inlined into the chunk loop or called alone, it computes the same bits)."""
     X, y, _ = models.synthetic_logistic_data(500, d, 6)
     m = models.logistic_regression(X, y, max_batch=20)
     seen = []
@@ -420,7 +420,10 @@ def test_minibatches_come_from_their_own_stream_one_step_ahead(d):
 @pytest.mark.slow
 def test_compiled_chain_identical_across_processes_and_cache_states(tmp_path):
     """Same seed => same bytes whether the chunk loop is compiled in this process or loaded from
-    Numba's on-disk cache (the first run compiles and caches, the second loads)."""
+    Numba's on-disk cache (the first run compiles and caches, the second loads), and when the loop is
+    compiled in a process that loads the gradient and the step from Numba's cache (the compiled chunk loop
+    removed: the kernels are then linked as cached object code, not inlined from fresh IR). The second run
+    compiles nothing (the logistic gradient has no fastmath flags, so its chunk loop is cached)."""
     import os
     import subprocess
     import sys
@@ -434,14 +437,25 @@ def test_compiled_chain_identical_across_processes_and_cache_states(tmp_path):
         "r = samplers.run_chain(samplers.sgnht(A=1.0), m, np.zeros(50), seed=3, n_steps=500, step_size=1e-3,"
         " batch_size=20)\n"
         "np.save(sys.argv[1], r.samples)\n"
+        "print(r.compile_time)\n"
     )
+    import shutil
+
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), SCALABLE_BAYES_CACHE=str(tmp_path / "sb"))
-    outs = []
-    for i in range(2):
+    outs, compile_times = [], []
+    for i in range(3):
+        if i == 2:  # forget the compiled chunk loop only; the kernels stay in Numba's cache
+            for d in (tmp_path / "numba").glob("chunk_runners*"):
+                shutil.rmtree(d)
         out = tmp_path / f"s{i}.npy"
-        subprocess.run([sys.executable, str(script), str(out)], check=True, env=env, timeout=600)
+        run = subprocess.run([sys.executable, str(script), str(out)], check=True, env=env, timeout=600,
+                             capture_output=True, text=True)
         outs.append(np.load(out))
+        compile_times.append(float(run.stdout.split()[-1]))
     np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], outs[2])
+    assert compile_times[0] > 0.2 and compile_times[2] > 0.2  # the chunk loop compiled
+    assert compile_times[1] < 0.05, compile_times  # everything loaded from the caches
 
 
 def test_logreg_sigmoid_residuals_within_an_ulp_of_libm_and_keep_nan():

@@ -8,15 +8,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..intrinsics import prefetch_l2
+from ..intrinsics import dot8, dot8x4, fma, prefetch_l2
 from . import _checks
 from .base import Model
-
-
-# fastmath restricted to reassociation / FMA contraction / signed zeros: lets LLVM vectorise the
-# reductions, but no approximate reciprocals or functions and no no-NaN/no-Inf assumptions (a
-# diverging chain must still produce the NaN/Inf the driver reports)
-_FASTMATH = {"reassoc", "contract", "nsz"}
 
 
 # exp(v) = 2^k exp(r), k = round(v / ln 2), r = v - k ln 2 (Cody-Waite: ln 2 split in two, the high
@@ -77,7 +71,7 @@ def _sigmoid_residuals(z, X, idx, d, c, bits):
         z[k] = c * (np.float64(X[idx[k], d]) - z[k])
 
 
-@njit(cache=True, fastmath=_FASTMATH)
+@njit(cache=True)
 def _logreg_grad(x, data, idx, key, out):
     """grad U~ = theta/prior_var - (N/n) sum_S (y_i - sigmoid(x_i' theta)) x_i.
 
@@ -87,8 +81,8 @@ def _logreg_grad(x, data, idx, key, out):
     for reference only; ``z`` (float64) and ``bits`` (int64) are scratch of length max_batch.
 
     Memory-bound on random rows of Xy, so the kernel is staged: (1) all minibatch dot products
-    x_i' theta into the scratch ``z`` (float64 accumulation), four rows at a time so each theta_j
-    load serves four rows, (2) the residuals r_i = (N/n)(y_i - sigmoid(z_i)) in place
+    x_i' theta into the scratch ``z`` (float64 accumulation in <8 x double> vector code,
+    :func:`~scalable_bayes.intrinsics.dot8`), (2) the residuals r_i = (N/n)(y_i - sigmoid(z_i)) in place
     (:func:`_sigmoid_residuals`), (3) the accumulation, eight rows per pass over ``out``. The rows
     of this step are already in cache: during (1) and (3) the kernel prefetches (into L2, so the
     20 KB of next rows do not evict this step's rows from L1; paired runs: 0.1-0.2 us/step faster
@@ -96,9 +90,13 @@ def _logreg_grad(x, data, idx, key, out):
     filled one step ahead by the driver; lines 0-2 of each row during (1), the rest during (3), so
     the requests are spread over the step instead of queueing in one burst). Stale or zero
     indices there are harmless: a prefetch never changes a value; a call without a lookahead
-    (the Python step) simply loads its rows on demand. fastmath (reassociation, contraction) lets
-    LLVM vectorise the reductions; the result is still deterministic (the same compiled code
-    gives the same numbers).
+    (the Python step) simply loads its rows on demand.
+
+    No fastmath: the dot products are vector code with one fixed summation order (``dot8``), the
+    accumulation is elementwise in j with its order written out, so the compiled code gives the same
+    bits whether it runs alone, inlined into the driver's chunk loop, compiled in this process or
+    loaded from Numba's cache (fastmath reassociation, which had vectorised the dot products before,
+    depended on the surrounding code, and the chunk loop of such a kernel could not be cached).
     """
     X, prior_prec, z, nxt, bits = data[0], data[2][0], data[3], data[4], data[5]
     N = X.shape[0]
@@ -115,35 +113,14 @@ def _logreg_grad(x, data, idx, key, out):
             prefetch_l2(X, off)
             prefetch_l2(X, off + 64)
             prefetch_l2(X, off + 128)
-        w0 = X[idx[k]]
-        w1 = X[idx[k + 1]]
-        w2 = X[idx[k + 2]]
-        w3 = X[idx[k + 3]]
-        a0 = 0.0
-        a1 = 0.0
-        a2 = 0.0
-        a3 = 0.0
-        for j in range(d):
-            xj = x[j]
-            a0 += w0[j] * xj
-            a1 += w1[j] * xj
-            a2 += w2[j] * xj
-            a3 += w3[j] * xj
-        z[k] = a0
-        z[k + 1] = a1
-        z[k + 2] = a2
-        z[k + 3] = a3
+        z[k], z[k + 1], z[k + 2], z[k + 3] = dot8x4(X, idx[k], idx[k + 1], idx[k + 2], idx[k + 3], x, d)
         k += 4
     while k < b:
         off = nxt[k] * rb
         prefetch_l2(X, off)
         prefetch_l2(X, off + 64)
         prefetch_l2(X, off + 128)
-        w = X[idx[k]]
-        a0 = 0.0
-        for j in range(d):
-            a0 += w[j] * x[j]
-        z[k] = a0
+        z[k] = dot8(X, idx[k], x, d)
         k += 1
     _sigmoid_residuals(z, X, idx, d, N / b, bits)
     for j in range(d):
@@ -171,7 +148,8 @@ def _logreg_grad(x, data, idx, key, out):
         w6 = X[idx[k + 6]]
         w7 = X[idx[k + 7]]
         for j in range(d):
-            out[j] -= ((r0 * w0[j] + r1 * w1[j]) + (r2 * w2[j] + r3 * w3[j])) + ((r4 * w4[j] + r5 * w5[j]) + (r6 * w6[j] + r7 * w7[j]))
+            out[j] -= ((fma(r0, w0[j], r1 * w1[j]) + fma(r2, w2[j], r3 * w3[j]))
+                       + (fma(r4, w4[j], r5 * w5[j]) + fma(r6, w6[j], r7 * w7[j])))
         k += 8
     while k <= b - 4:
         for q in range(k, k + 4):
@@ -187,7 +165,7 @@ def _logreg_grad(x, data, idx, key, out):
         w2 = X[idx[k + 2]]
         w3 = X[idx[k + 3]]
         for j in range(d):
-            out[j] -= (r0 * w0[j] + r1 * w1[j]) + (r2 * w2[j] + r3 * w3[j])
+            out[j] -= fma(r0, w0[j], r1 * w1[j]) + fma(r2, w2[j], r3 * w3[j])
         k += 4
     while k < b:
         off = nxt[k] * rb
