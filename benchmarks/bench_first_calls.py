@@ -62,6 +62,11 @@ ENTRY_POINTS = {
                                      "m = models.logistic_regression(X, y)\n"
                                      "samplers.run_chain(samplers.sgnht(), m, np.zeros(5), seed=0, n_steps=1000, "
                                      "step_size=1e-3, batch_size=20, progress=False)"),
+    "run_chain(scir, SimplexLDA)": ("lda", "from scalable_bayes import samplers\n"
+                                           "from scalable_bayes.models.lda_simplex import SimplexLDA\n"
+                                           "lda = SimplexLDA(X, 20)\n"
+                                           "samplers.run_chain(samplers.scir(), lda.model(), lda.init_position(0), "
+                                           "seed=0, n_steps=20, step_size=0.1, batch_size=10, progress=False)"),
     "run_chain(sggmc, vmf)": ("gauss", "m = models.vmf(np.eye(5)[0], 10.0)\n"
                                        "samplers.run_chain(samplers.sggmc(C=1.0), m, np.eye(5)[1], seed=0, n_steps=1000, "
                                        "step_size=0.01, progress=False)"),

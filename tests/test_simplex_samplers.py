@@ -549,3 +549,39 @@ def test_the_serial_twin_draws_the_parallel_chain_and_is_chosen_for_few_blocks(f
     a = samplers.run_chain(alg, model, x0, **kw)
     b = samplers.run_chain(alg._replace(kernel=serial, kernel_for=None), model, x0, **kw)
     np.testing.assert_array_equal(a.gamma_samples, b.gamma_samples)
+
+
+@pytest.mark.parametrize("factory", ["scir", "sgrld"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_python_gradient_gets_the_thread_pool_step_which_draws_the_same_chain(factory, threads):
+    """A model with a Python gradient and many blocks runs the thread-pool twin of the step (called from Python;
+    its block kernel compiles as a plain cached function): the same chain as the serial twin, on one thread or
+    two."""
+    from scalable_bayes.manifolds import GammaSimplex
+    from scalable_bayes.models import Model
+    from scalable_bayes.models.simplex import _count_grad
+    from scalable_bayes.samplers import simplex as S
+    from scalable_bayes.utils import numba_threads
+
+    alg = getattr(samplers, factory)()
+    serial, threaded = ((S.scir_step_serial, S.scir_step_threads) if factory == "scir"
+                        else (S.sgrld_step_serial, S.sgrld_step_threads))
+    n_blocks, block = 20, 3
+    labels = np.sort(np.random.default_rng(0).integers(0, n_blocks * block, size=400))
+    man = GammaSimplex(n_blocks, block, 0.5)
+    compiled = Model("blocks", n_blocks * block, n_data=labels.size, grad_kernel=_count_grad, data=(labels,),
+                     manifold=man)
+
+    def grad_py(x, idx, key):
+        out = np.zeros(n_blocks * block)
+        _count_grad(x, (labels,), np.asarray(idx, np.int64), key, out)
+        return out
+
+    python = Model("blocks_py", n_blocks * block, n_data=labels.size, grad_py=grad_py, manifold=man)
+    assert alg.bind(python).kernel is threaded
+    kw = dict(seed=3, n_steps=200, step_size=0.05, batch_size=40, progress=False)
+    x0 = np.ones(n_blocks * block)
+    with numba_threads(threads):
+        a = samplers.run_chain(alg, python, x0, **kw)
+    b = samplers.run_chain(alg._replace(kernel=serial, kernel_for=None), compiled, x0, **kw)
+    np.testing.assert_array_equal(a.gamma_samples, b.gamma_samples)

@@ -13,7 +13,8 @@ the expectation from ``sweeps`` within-document Gibbs sweeps p(z = k) ∝ (alpha
 pi fixed, the first ``burn`` discarded and the indicator counts of the rest averaged; the samplers add
 beta (SCIR: a^_kw = beta + n^_kw; SGRLD: its drift beta + n^_kw - theta_kw - pi_kw n^_k.).
 
-Kernel (Numba, ``parallel=True``): the documents of a minibatch run in parallel, document d drawing
+Kernels (Numba block functions run one block per thread by :func:`scalable_bayes.utils.parallel_blocks`, not
+``prange`` loops, whose compilation took several seconds more): the documents of a minibatch run in parallel, document d drawing
 from the counter-based stream ``stream(seed_t, d, 0)`` (:mod:`scalable_bayes.rng`), ``seed_t`` taken
 once per call from the chain's key by ``next_u64``. Each document adds its kept indicator counts into
 its own integer slice of a per-call buffer (one slot per (CSR entry of the document, topic)); the
@@ -31,16 +32,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 import scipy.sparse as sp
-from numba import njit, prange
+from numba import njit
 
 from ..manifolds import GammaSimplex
 from ..rng import cdf_search, draw_index, draw_uniform, next_u64, rng_from_seed, stream
+from ..utils import parallel_blocks
 from .base import Model
 
 __all__ = ["SimplexLDA", "topics_transposed", "batch_topic_counts", "balanced_bins"]
 
 
-@njit(parallel=True, cache=True)
 def topics_transposed(theta, K, V, pi_t):
     """pi_t[w, k] = theta[k V + w] / sum_w' theta[k V + w'] (rows of theta normalised, transposed).
     Returns False if some topic's sum is not positive and finite (pi_t then holds garbage).
@@ -62,7 +63,15 @@ def topics_transposed(theta, K, V, pi_t):
         True when every topic's sum is positive and finite.
     """
     ok = np.ones(K, np.bool_)
-    for k in prange(K):
+    parallel_blocks(_topic_rows, K, theta, V, pi_t, ok)
+    return bool(ok.all())
+
+
+@njit(cache=True, nogil=True)
+def _topic_rows(lo, hi, theta, V, pi_t, ok):
+    """Topics ``lo .. hi - 1`` of :func:`topics_transposed`; ``ok[k]`` False where topic k has no positive
+    finite mass."""
+    for k in range(lo, hi):
         tot = 0.0
         for w in range(V):
             tot += theta[k * V + w]
@@ -72,10 +81,6 @@ def topics_transposed(theta, K, V, pi_t):
         inv = 1.0 / tot
         for w in range(V):
             pi_t[w, k] = theta[k * V + w] * inv
-    for k in range(K):
-        if not ok[k]:
-            return False
-    return True
 
 
 @njit(cache=True)
@@ -110,7 +115,6 @@ def _doc_gibbs(pi_t, tok_word, tok_entry, t0, L, base, alpha, sweeps, burn, rng,
                 cnt[(base + tok_entry[t0 + t]) * K + lo] += 1
 
 
-@njit(parallel=True, cache=True)
 def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs, order, bin_ptr, alpha, sweeps,
                        burn, seed, scale, out):
     """out[k V + w] = scale * sum_{d in docs} sum_{kept sweeps s} #{tokens of word w in d with z = k after s}.
@@ -121,7 +125,9 @@ def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs
     positions ``order[bin_ptr[b]:bin_ptr[b + 1]]``; any split gives the same result. Document d draws
     from ``stream(seed, d, 0)``. With ``scale = 1`` ``out`` holds the integer sums exactly.
 
-    A Numba kernel; writes ``out`` and returns nothing.
+    A Python function running Numba block kernels on the library's thread pool
+    (:func:`scalable_bayes.utils.parallel_blocks`: the bins, then the topics); writes ``out`` and returns
+    nothing.
 
     Parameters
     ----------
@@ -158,21 +164,38 @@ def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs
     """
     V, K = pi_t.shape
     nb = docs.shape[0]
+    eoff, toff, cnt, zbuf, nbuf, pbuf, ks = _batch_scratch(indptr, tok_ptr, docs, K, bin_ptr.shape[0] - 1)
+    parallel_blocks(_gibbs_bins, bin_ptr.shape[0] - 1, pi_t, tok_ptr, tok_word, tok_entry, indptr, docs, order,
+                    bin_ptr, eoff, toff, alpha, sweeps, burn, np.uint64(seed), zbuf, nbuf, pbuf, ks, cnt)
+    parallel_blocks(_topic_sums, K, K, V, nb, indptr, indices, docs, eoff, cnt, float(scale), out)
+
+
+@njit(cache=True)
+def _batch_scratch(indptr, tok_ptr, docs, K, nbins):
+    """Offsets of the batch's CSR entries and tokens, the count buffer ``cnt[(eoff[i] + local entry) K + k]``,
+    the indicator buffer and per-bin scratch, each bin's in its own cache lines (a shared line, written for
+    every token, would bounce between the cores: measured ~1.05x instead of ~1.9x on 2 threads)."""
+    nb = docs.shape[0]
     eoff = np.zeros(nb + 1, np.int64)
     toff = np.zeros(nb + 1, np.int64)
     for i in range(nb):
         d = docs[i]
         eoff[i + 1] = eoff[i] + indptr[d + 1] - indptr[d]
         toff[i + 1] = toff[i] + tok_ptr[d + 1] - tok_ptr[d]
-    cnt = np.zeros(eoff[nb] * K, np.int32)  # cnt[(eoff[i] + local entry) K + k]
+    cnt = np.zeros(eoff[nb] * K, np.int32)
     zbuf = np.empty(toff[nb], np.int32)
-    nbins = bin_ptr.shape[0] - 1
-    # per-bin scratch, each in its own cache lines (a shared line, written for every token, would
-    # bounce between the cores: measured ~1.05x instead of ~1.9x on 2 threads)
     ks = (K + 15) // 16 * 16 + 16
     nbuf = np.empty((nbins + 1) * ks, np.int32)
     pbuf = np.empty((nbins + 1) * ks, np.float64)
-    for b in prange(nbins):
+    return eoff, toff, cnt, zbuf, nbuf, pbuf, ks
+
+
+@njit(cache=True, nogil=True)
+def _gibbs_bins(lo, hi, pi_t, tok_ptr, tok_word, tok_entry, indptr, docs, order, bin_ptr, eoff, toff, alpha, sweeps,
+                burn, seed, zbuf, nbuf, pbuf, ks, cnt):
+    """Bins ``lo .. hi - 1`` of :func:`batch_topic_counts`: the within-document Gibbs of their documents."""
+    K = pi_t.shape[1]
+    for b in range(lo, hi):
         ndk = nbuf[(b + 1) * ks:(b + 1) * ks + K]
         p = pbuf[(b + 1) * ks:(b + 1) * ks + K]
         for j in range(bin_ptr[b], bin_ptr[b + 1]):
@@ -180,7 +203,12 @@ def batch_topic_counts(pi_t, indptr, indices, tok_ptr, tok_word, tok_entry, docs
             d = docs[i]
             _doc_gibbs(pi_t, tok_word, tok_entry, tok_ptr[d], tok_ptr[d + 1] - tok_ptr[d], eoff[i] - indptr[d], alpha,
                        sweeps, burn, stream(seed, d, 0), zbuf[toff[i]:toff[i + 1]], ndk, p, cnt)
-    for k in prange(K):
+
+
+@njit(cache=True, nogil=True)
+def _topic_sums(lo, hi, K, V, nb, indptr, indices, docs, eoff, cnt, scale, out):
+    """Topics ``lo .. hi - 1`` of :func:`batch_topic_counts`: the counts summed per word in a fixed order."""
+    for k in range(lo, hi):
         row = k * V
         for w in range(V):
             out[row + w] = 0.0

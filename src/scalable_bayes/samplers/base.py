@@ -160,9 +160,11 @@ class SamplingAlgorithm(NamedTuple):
         step kernel stopped by making the position NaN); the driver's DivergenceError reports it instead of
         its generic "step size too large".
     kernel_for : callable, optional
-        ``kernel_for(hyper) -> kernel``, the variant of the step kernel that :meth:`bind` uses for
-        the model's constants (the simplex samplers take a serial twin of their block-parallel step for
-        models with few blocks: the same draws, compiled far faster and cacheable on disk).
+        ``kernel_for(hyper, compiled) -> kernel``, the variant of the step kernel that :meth:`bind` uses for
+        the model's constants and for a model whose gradient is a Numba kernel (``compiled=True``: the step
+        is inlined into the compiled chain loop) or Python (the step is called from Python). The simplex
+        samplers take a serial twin of their block-parallel step for models with few blocks (the same
+        draws, compiled far faster and cacheable on disk) and a thread-pool twin for Python gradients.
     """
 
     name: str
@@ -208,7 +210,7 @@ class SamplingAlgorithm(NamedTuple):
         extra = man.constants()
         bound = self if extra.shape[0] == 0 else self._replace(hyper=np.concatenate([self.hyper, extra]))
         if self.kernel_for is not None:  # a variant of the kernel suited to the bound constants
-            bound = bound._replace(kernel=self.kernel_for(bound.hyper))
+            bound = bound._replace(kernel=self.kernel_for(bound.hyper, bool(getattr(model, "compiled", False))))
         if self.step_bound is not None:
             limit, why = self.step_bound(bound.hyper)
             if limit < bound.max_step:
