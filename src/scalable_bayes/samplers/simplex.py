@@ -101,12 +101,13 @@ def _scir_blocks(lo, hi, x, g, hyper, seed, block, c, r, keys):
         _scir_block(x, g, hyper, seed[0], b, block, c, r, keys[b])
 
 
-@njit(cache=True)
 def _step_draw(x, hyper, key):
-    """:func:`_block_keys` with the step's draw in a one-element uint64 array (a Python int could be typed
-    int64 or uint64 by the next call)."""
-    block, nb, seed, keys = _block_keys(x, hyper, key)
-    return block, nb, np.full(1, seed, np.uint64), keys
+    """:func:`_block_keys` in Python: the block size, the number of blocks, the step's one 64-bit draw in a
+    one-element uint64 array (a Python int could be typed int64 or uint64 by the next call) and the array
+    for the per-block keys. Not compiled: it runs once per step, and compiling it cost 0.7 s of a first call."""
+    block = int(hyper[0])
+    nb = x.shape[0] // block
+    return block, nb, np.array([next_u64(key)], dtype=np.uint64), np.empty((nb, 2), np.uint64)
 
 
 def scir_step_threads(x, p, xi, g, key, h, hyper):
