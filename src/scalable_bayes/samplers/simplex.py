@@ -210,7 +210,8 @@ def scir() -> SamplingAlgorithm:
     -------
     SamplingAlgorithm
         ``"SCIR"`` on the ``"gamma-simplex"`` manifold, without momentum; the step size is h; bound to
-        a model with fewer than ``SERIAL_BELOW_BLOCKS`` blocks it runs the serial twin of its kernel.
+        a model with fewer than ``SERIAL_BELOW_BLOCKS`` blocks it runs the serial twin of its kernel, to
+        a model with more blocks and a Python gradient the thread-pool twin (:func:`scir_step_threads`).
     """
     return SamplingAlgorithm("SCIR", scir_step, np.zeros(0), momentum=False, manifold="gamma-simplex",
                              kernel_for=_kernel_for(scir_step, scir_step_serial, scir_step_threads))
@@ -225,7 +226,8 @@ def sgrld() -> SamplingAlgorithm:
     SamplingAlgorithm
         ``"SGRLD"`` on the ``"gamma-simplex"`` manifold, without momentum (kernel :func:`sgrld_step`); the
         step size is h; bound to a model with fewer than ``SERIAL_BELOW_BLOCKS`` blocks it runs the serial
-        twin of its kernel.
+        twin of its kernel, to a model with more blocks and a Python gradient the thread-pool twin
+        (:func:`sgrld_step_threads`).
     """
     return SamplingAlgorithm("SGRLD", sgrld_step, np.zeros(0), momentum=False, manifold="gamma-simplex",
                              kernel_for=_kernel_for(sgrld_step, sgrld_step_serial, sgrld_step_threads))
