@@ -450,6 +450,38 @@ def test_bad_parameters(small, kw, match):
             cls(**args).fit(small)
 
 
+@pytest.mark.parametrize("gamma_dtype", ["float32", "float16"])
+def test_cvb0_starts_from_random_topic_assignments(gamma_dtype):
+    """init="assignments": every (document, word) entry starts one-hot on a topic drawn uniformly from its
+    document's stream (the slow twin draws the same topics with the library's stream and counts them);
+    init="soft" starts near 1/K."""
+    from scalable_bayes.rng import draw_index, stream
+
+    X = sp.csr_matrix(np.random.default_rng(3).poisson(1.2, (40, 30)))  # entries with several tokens
+    assert X.data.max() >= 3
+    K, seed = 7, 11
+    cvb = CVB0(n_components=K, max_iter=0, random_state=seed, gamma_dtype=gamma_dtype).fit(X)
+    D, W, T = np.zeros((40, K)), np.zeros((30, K)), np.zeros(K)
+    G = np.zeros((X.nnz, K))
+    for m in range(40):
+        st = np.uint64(stream(np.uint64(seed), 0, m))  # a stream state (Python returns it as an int)
+        for e in range(X.indptr[m], X.indptr[m + 1]):
+            st, k = draw_index(st, K)
+            st = np.uint64(st)
+            G[e, k] = 1.0
+            D[m, k] += X.data[e]
+            W[X.indices[e], k] += X.data[e]
+            T[k] += X.data[e]
+    np.testing.assert_array_equal(cvb.responsibilities(), G)
+    np.testing.assert_array_equal(cvb._Dd, D)
+    np.testing.assert_array_equal(cvb._Wc.reshape(30, K), W)
+    np.testing.assert_array_equal(cvb._Tc, T)
+    soft = CVB0(n_components=K, max_iter=0, random_state=seed, init="soft", gamma_dtype=gamma_dtype).fit(X)
+    assert soft.responsibilities().min() > 0.0 and soft.responsibilities().max() < 0.5
+    with pytest.raises(ValueError, match="init must be 'assignments'"):
+        CVB0(n_components=K, max_iter=0, init="hard").fit(X)
+
+
 def test_cvb0_bad_gamma_dtype(small):
     with pytest.raises(ValueError, match="gamma_dtype"):
         CVB0(n_components=3, max_iter=1, gamma_dtype="float64").fit(small)

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ....rng import next_uniform, stream
+from ....rng import draw_index, next_uniform, stream
 from .half import half_bits, half_value
 
 
@@ -60,8 +60,29 @@ def _store(gamma, e, k, x):
 
 
 @njit(cache=True)
+def cvb0_init_assignments(indptr, indices, cnt, n_topics, seed, gamma, D, W, T):
+    """Initial responsibilities from random topic assignments: every (document, word) entry draws one topic
+    uniformly (``draw_index`` on the document's stream ``stream(seed, 0, m)``, entries in CSR order) and its row
+    is one-hot on it, so its c tokens, which share the row, start together."""
+    K = n_topics
+    M = indptr.shape[0] - 1
+    for m in range(M):
+        st = stream(seed, 0, m)
+        for e in range(indptr[m], indptr[m + 1]):
+            v = indices[e]
+            c = cnt[e]
+            st, j = draw_index(st, K)
+            for k in range(K):
+                d = c * store(gamma, e, k, 1.0 if k == j else 0.0)
+                D[m, k] += d
+                W[v * K + k] += d
+                T[k] += d
+
+
+@njit(cache=True)
 def cvb0_init(indptr, indices, cnt, n_topics, seed, gamma, D, W, T):
-    """Random initial responsibilities gamma (one row per (doc, word) entry, shared by its tokens)."""
+    """Random initial responsibilities near 1/K: gamma_ek propto u_ek + 1e-3, u uniform (one row per (doc, word)
+    entry, shared by its tokens). ``CVB0(init="soft")``."""
     K = n_topics
     M = indptr.shape[0] - 1
     g = np.empty(K, np.float64)
