@@ -18,8 +18,9 @@ None of these changes what a kernel computes; they give it instructions Numba do
 - ``dense_row8(ddf, cnt, off, pf, bsum, nrow, beta)``: one <8 x float32> vector loop,
   ``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` and the eight column sums
   ``bsum[j]``, for ESCA's dense word rows.
-- ``dot8(w, i, x, n)``: a dot product of row ``i`` of ``w`` with ``x`` in <8 x double> vector code with one fixed summation order (the
-  logistic regression gradient's minibatch dot products), the same bits wherever it is compiled.
+- ``dot8(w, i, x, n)`` / ``dot8x4(w, i0, i1, i2, i3, x, n)``: dot products of rows of ``w`` with ``x`` in
+  <8 x double> vector code with one fixed summation order (the logistic regression gradient's minibatch dot
+  products), the same bits wherever they are compiled; ``fma(a, b, c)``: a * b + c rounded once.
 
 A leaf module: it imports Numba and llvmlite only.
 """
@@ -32,7 +33,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["prefetch", "prefetch_l2", "prefetch_read", "prefetch_write", "atomic_add", "popcount64", "ctz64",
-           "float64_bits", "bits_float64", "dense_row8", "dot8"]
+           "float64_bits", "bits_float64", "dense_row8", "dot8", "dot8x4", "fma"]
 
 
 # ---------------------------------------------------------------------------------------------

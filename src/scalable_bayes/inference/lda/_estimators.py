@@ -808,8 +808,9 @@ class CVB0(_LDABase):
         contribution is removed exactly.
     init : {"assignments", "soft"}, default "assignments"
         The start. ``"assignments"``: every (document, word) entry draws one topic uniformly and its
-        row is one-hot on it (its tokens, which share the row, start together). ``"soft"``: random responsibilities near 1/K (gamma propto u + 0.001, u uniform; the
-        default before 0.2). From the soft start the deterministic updates break the symmetry between
+        row is one-hot on it (its tokens, which share the row, start together). ``"soft"``: random
+        responsibilities near 1/K (gamma propto u + 0.001, u uniform; the default before 0.2). From the
+        soft start the deterministic updates break the symmetry between
         topics only slowly as K grows: on 20 Newsgroups at K = 1000 (alpha = 0.05, beta = 0.1) its held-out
         log-likelihood was -8.11 after 320 sweeps, where the assignments start reached -7.97 after 8 and
         -7.90 after 40 (benchmarks/README_lda.md).
