@@ -18,8 +18,8 @@ Kernels (Numba block functions run one block per thread by :func:`scalable_bayes
 parallel, document d drawing from the counter-based stream ``stream(seed_t, d, 0)``
 (:mod:`scalable_bayes.rng`), ``seed_t`` taken once per call from the chain's key by ``next_u64``. Each
 document adds its kept indicator counts into its own integer slice of a per-call buffer (one slot per
-(CSR entry of the document, topic)); the slices are then summed per topic in a fixed order. All sums are of integers, so n^ is bit-identical
-for any thread count and any schedule. The documents are split into one bin per thread of near-equal
+(CSR entry of the document, topic)); the slices are then summed per topic in a fixed order. All sums are
+of integers, so n^ is bit-identical for any thread count and any schedule. The documents are split into one bin per thread of near-equal
 token counts (longest first to the lightest bin, :func:`balanced_bins`; documents of a Wikipedia
 minibatch range from a few to thousands of tokens); scratch is per bin or per call, nothing is
 allocated inside the Gibbs loops. The Gibbs draw is the
