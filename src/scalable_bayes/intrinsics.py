@@ -1,4 +1,4 @@
-"""LLVM intrinsics for the Numba kernels: prefetches, atomic add, bit counts, two 8-lane vector loops.
+"""LLVM intrinsics for the Numba kernels: prefetches, atomic add, bit counts, 8-lane vector loops, fused multiply-add.
 
 None of these changes what a kernel computes; they give it instructions Numba does not emit:
 
@@ -219,6 +219,83 @@ def dense_row8(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
     return sig, codegen
 
 
+def _dot_types_ok(w, rows, x, n) -> bool:
+    """Typing of :func:`dot8` / :func:`dot8x4`: a C-contiguous 2-D float32 / float64 ``w``, integer row
+    indices and count, a C-contiguous 1-D float64 ``x``."""
+    return (isinstance(w, types.Array) and w.ndim == 2 and w.layout == "C"
+            and w.dtype in (types.float32, types.float64)
+            and all(isinstance(t, types.Integer) for t in (*rows, n))
+            and isinstance(x, types.Array) and x.ndim == 1 and x.layout == "C" and x.dtype == types.float64)
+
+
+def _dot_rows(context, builder, w_ty, a_w, rows, x_ty, a_x, n, reduce):
+    """The code of :func:`dot8` for the rows ``rows`` of ``w`` at once: one <8 x double> fused multiply-add
+    per row and block of eight (each load of ``x`` serving every row), ``reduce(builder, lane_sums)`` -> the
+    rows' combined lane sums (float64 scalars), then each row's last ``n % 8`` products by scalar fused
+    multiply-adds. Returns the rows' dot products."""
+    f64 = ir.DoubleType()
+    v8d = ir.VectorType(f64, 8)
+    narrow = w_ty.dtype == types.float32
+    v8w = ir.VectorType(ir.FloatType() if narrow else f64, 8)
+    warr = context.make_array(w_ty)(context, builder, a_w)
+    row_len = builder.extract_value(warr.shape, 1)
+    w_ps = [builder.gep(warr.data, [builder.mul(r, row_len)]) for r in rows]
+    x_p = context.make_array(x_ty)(context, builder, a_x).data
+    eight = ir.Constant(n.type, 8)
+    nvec = builder.sdiv(n, eight)
+    fma8 = cgutils.get_or_insert_function(builder.module, ir.FunctionType(v8d, [v8d, v8d, v8d]), "llvm.fma.v8f64")
+    fma1 = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f64, [f64, f64, f64]), "llvm.fma.f64")
+    accs = [cgutils.alloca_once_value(builder, ir.Constant(v8d, [0.0] * 8)) for _ in rows]
+    with cgutils.for_range(builder, nvec) as loop:
+        o = builder.mul(loop.index, eight)
+        xv = builder.load(builder.bitcast(builder.gep(x_p, [o]), v8d.as_pointer()), align=8)
+        for w_p, acc in zip(w_ps, accs):
+            wv = builder.load(builder.bitcast(builder.gep(w_p, [o]), v8w.as_pointer()), align=4 if narrow else 8)
+            if narrow:
+                wv = builder.fpext(wv, v8d)
+            builder.store(builder.call(fma8, [wv, xv, builder.load(acc)]), acc)
+    totals = reduce(builder, [builder.load(acc) for acc in accs])
+    out = []
+    for w_p, total in zip(w_ps, totals):
+        res = cgutils.alloca_once_value(builder, total)
+        with cgutils.for_range(builder, builder.sub(n, builder.mul(nvec, eight))) as loop:
+            j = builder.add(builder.mul(nvec, eight), loop.index)
+            wj = builder.load(builder.gep(w_p, [j]))
+            if narrow:
+                wj = builder.fpext(wj, f64)
+            builder.store(builder.call(fma1, [wj, builder.load(builder.gep(x_p, [j])), builder.load(res)]), res)
+        out.append(builder.load(res))
+    return out
+
+
+def _shuffle(builder, a, b, idx):
+    return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(ir.IntType(32), len(idx)), idx))
+
+
+def _halve_one(builder, sums):
+    """One row's lane sums combined by halving: ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))."""
+    (a,) = sums
+    h4 = builder.fadd(_shuffle(builder, a, a, [0, 1, 2, 3]), _shuffle(builder, a, a, [4, 5, 6, 7]))
+    h2 = builder.fadd(_shuffle(builder, h4, h4, [0, 1]), _shuffle(builder, h4, h4, [2, 3]))
+    i32 = ir.IntType(32)
+    return [builder.fadd(builder.extract_element(h2, i32(0)), builder.extract_element(h2, i32(1)))]
+
+
+def _halve_four(builder, sums):
+    """Four rows' lane sums combined by the additions of :func:`_halve_one`, in its order, with shared shuffles."""
+    A, B, C, D = sums
+    # halves: [A0+A4, A1+A5, A2+A6, A3+A7, B0+B4, ...]
+    lo, hi = [0, 1, 2, 3, 8, 9, 10, 11], [4, 5, 6, 7, 12, 13, 14, 15]
+    ab = builder.fadd(_shuffle(builder, A, B, lo), _shuffle(builder, A, B, hi))
+    cd = builder.fadd(_shuffle(builder, C, D, lo), _shuffle(builder, C, D, hi))
+    # quarters: [(A0+A4)+(A2+A6), (A1+A5)+(A3+A7), B.., B.., C.., C.., D.., D..]
+    q = builder.fadd(_shuffle(builder, ab, cd, [0, 1, 4, 5, 8, 9, 12, 13]),
+                     _shuffle(builder, ab, cd, [2, 3, 6, 7, 10, 11, 14, 15]))
+    tot = builder.fadd(_shuffle(builder, q, q, [0, 2, 4, 6]), _shuffle(builder, q, q, [1, 3, 5, 7]))
+    i32 = ir.IntType(32)
+    return [builder.extract_element(tot, i32(r)) for r in range(4)]
+
+
 @intrinsic
 def dot8(typingctx, w, i, x, n):
     """``sum_j w[i, j] x[j]`` over ``j < n`` (``w`` a C-contiguous 2-D float32 or float64 array, ``i`` a row
@@ -230,57 +307,13 @@ def dot8(typingctx, w, i, x, n):
     flags), so the result is the same bits wherever the call is compiled or inlined; a reduction written
     as a Python loop vectorises only under fastmath reassociation, which depends on the surrounding code.
     Reading the row through its index creates no array view (no reference counting in the loop)."""
-    if not (isinstance(w, types.Array) and w.ndim == 2 and w.layout == "C"
-            and w.dtype in (types.float32, types.float64) and isinstance(i, types.Integer)
-            and isinstance(x, types.Array) and x.ndim == 1 and x.layout == "C" and x.dtype == types.float64
-            and isinstance(n, types.Integer)):
+    if not _dot_types_ok(w, (i,), x, n):
         return None
     sig = types.float64(w, types.intp, x, types.intp)
-    narrow = w.dtype == types.float32
 
     def codegen(context, builder, sig, args):
-        a_w, a_i, a_x, n = args
-        f64 = ir.DoubleType()
-        v8d = ir.VectorType(f64, 8)
-        wty = ir.FloatType() if narrow else f64
-        v8w = ir.VectorType(wty, 8)
-        warr = context.make_array(sig.args[0])(context, builder, a_w)
-        row_len = builder.extract_value(warr.shape, 1)
-        w_p = builder.gep(warr.data, [builder.mul(a_i, row_len)])
-        x_p = context.make_array(sig.args[2])(context, builder, a_x).data
-        eight = ir.Constant(n.type, 8)
-        nvec = builder.sdiv(n, eight)
-        fma8 = cgutils.get_or_insert_function(builder.module, ir.FunctionType(v8d, [v8d, v8d, v8d]),
-                                              "llvm.fma.v8f64")
-        fma1 = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f64, [f64, f64, f64]),
-                                              "llvm.fma.f64")
-        acc = cgutils.alloca_once_value(builder, ir.Constant(v8d, [0.0] * 8))
-        with cgutils.for_range(builder, nvec) as loop:
-            o = builder.mul(loop.index, eight)
-            wv = builder.load(builder.bitcast(builder.gep(w_p, [o]), v8w.as_pointer()), align=4 if narrow else 8)
-            if narrow:
-                wv = builder.fpext(wv, v8d)
-            xv = builder.load(builder.bitcast(builder.gep(x_p, [o]), v8d.as_pointer()), align=8)
-            builder.store(builder.call(fma8, [wv, xv, builder.load(acc)]), acc)
-        # halving shuffles: ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))
-        a = builder.load(acc)
-        i32 = ir.IntType(32)
-        undef8 = ir.Constant(v8d, ir.Undefined)
-        h4 = builder.fadd(builder.shuffle_vector(a, undef8, ir.Constant(ir.VectorType(i32, 4), [0, 1, 2, 3])),
-                          builder.shuffle_vector(a, undef8, ir.Constant(ir.VectorType(i32, 4), [4, 5, 6, 7])))
-        undef4 = ir.Constant(ir.VectorType(f64, 4), ir.Undefined)
-        h2 = builder.fadd(builder.shuffle_vector(h4, undef4, ir.Constant(ir.VectorType(i32, 2), [0, 1])),
-                          builder.shuffle_vector(h4, undef4, ir.Constant(ir.VectorType(i32, 2), [2, 3])))
-        total = builder.fadd(builder.extract_element(h2, i32(0)), builder.extract_element(h2, i32(1)))
-        res = cgutils.alloca_once_value(builder, total)
-        with cgutils.for_range(builder, builder.sub(n, builder.mul(nvec, eight))) as loop:
-            j = builder.add(builder.mul(nvec, eight), loop.index)
-            wj = builder.load(builder.gep(w_p, [j]))
-            if narrow:
-                wj = builder.fpext(wj, f64)
-            xj = builder.load(builder.gep(x_p, [j]))
-            builder.store(builder.call(fma1, [wj, xj, builder.load(res)]), res)
-        return builder.load(res)
+        a_w, a_i, a_x, a_n = args
+        return _dot_rows(context, builder, sig.args[0], a_w, [a_i], sig.args[2], a_x, a_n, _halve_one)[0]
 
     return sig, codegen
 
@@ -290,63 +323,13 @@ def dot8x4(typingctx, w, i0, i1, i2, i3, x, n):
     """``(dot8(w, i0, x, n), dot8(w, i1, x, n), dot8(w, i2, x, n), dot8(w, i3, x, n))``, the same bits,
     computed together: each <8 x double> load of ``x`` serves four rows and the four lane-sum vectors are
     reduced with shared shuffles (the same additions, in the same order, as :func:`dot8`'s)."""
-    if not (isinstance(w, types.Array) and w.ndim == 2 and w.layout == "C"
-            and w.dtype in (types.float32, types.float64)
-            and all(isinstance(t, types.Integer) for t in (i0, i1, i2, i3, n))
-            and isinstance(x, types.Array) and x.ndim == 1 and x.layout == "C" and x.dtype == types.float64):
+    if not _dot_types_ok(w, (i0, i1, i2, i3), x, n):
         return None
     sig = types.UniTuple(types.float64, 4)(w, types.intp, types.intp, types.intp, types.intp, x, types.intp)
-    narrow = w.dtype == types.float32
 
     def codegen(context, builder, sig, args):
-        a_w, rows, a_x, n = args[0], args[1:5], args[5], args[6]
-        f64 = ir.DoubleType()
-        i32 = ir.IntType(32)
-        v8d = ir.VectorType(f64, 8)
-        wty = ir.FloatType() if narrow else f64
-        v8w = ir.VectorType(wty, 8)
-        warr = context.make_array(sig.args[0])(context, builder, a_w)
-        row_len = builder.extract_value(warr.shape, 1)
-        w_ps = [builder.gep(warr.data, [builder.mul(r, row_len)]) for r in rows]
-        x_p = context.make_array(sig.args[5])(context, builder, a_x).data
-        eight = ir.Constant(n.type, 8)
-        nvec = builder.sdiv(n, eight)
-        fma8 = cgutils.get_or_insert_function(builder.module, ir.FunctionType(v8d, [v8d, v8d, v8d]),
-                                              "llvm.fma.v8f64")
-        fma1 = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f64, [f64, f64, f64]),
-                                              "llvm.fma.f64")
-        accs = [cgutils.alloca_once_value(builder, ir.Constant(v8d, [0.0] * 8)) for _ in range(4)]
-        with cgutils.for_range(builder, nvec) as loop:
-            o = builder.mul(loop.index, eight)
-            xv = builder.load(builder.bitcast(builder.gep(x_p, [o]), v8d.as_pointer()), align=8)
-            for w_p, acc in zip(w_ps, accs):
-                wv = builder.load(builder.bitcast(builder.gep(w_p, [o]), v8w.as_pointer()), align=4 if narrow else 8)
-                if narrow:
-                    wv = builder.fpext(wv, v8d)
-                builder.store(builder.call(fma8, [wv, xv, builder.load(acc)]), acc)
-
-        def shuf(a, b, idx):
-            return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(i32, len(idx)), idx))
-
-        A, B, C, D = (builder.load(acc) for acc in accs)
-        # halves: [A0+A4, A1+A5, A2+A6, A3+A7, B0+B4, ...]
-        ab = builder.fadd(shuf(A, B, [0, 1, 2, 3, 8, 9, 10, 11]), shuf(A, B, [4, 5, 6, 7, 12, 13, 14, 15]))
-        cd = builder.fadd(shuf(C, D, [0, 1, 2, 3, 8, 9, 10, 11]), shuf(C, D, [4, 5, 6, 7, 12, 13, 14, 15]))
-        # quarters: [(A0+A4)+(A2+A6), (A1+A5)+(A3+A7), B.., B.., C.., C.., D.., D..]
-        q = builder.fadd(shuf(ab, cd, [0, 1, 4, 5, 8, 9, 12, 13]), shuf(ab, cd, [2, 3, 6, 7, 10, 11, 14, 15]))
-        undef8 = ir.Constant(v8d, ir.Undefined)
-        tot = builder.fadd(shuf(q, undef8, [0, 2, 4, 6]), shuf(q, undef8, [1, 3, 5, 7]))
-        out = []
-        for r, w_p in enumerate(w_ps):
-            res = cgutils.alloca_once_value(builder, builder.extract_element(tot, i32(r)))
-            with cgutils.for_range(builder, builder.sub(n, builder.mul(nvec, eight))) as loop:
-                j = builder.add(builder.mul(nvec, eight), loop.index)
-                wj = builder.load(builder.gep(w_p, [j]))
-                if narrow:
-                    wj = builder.fpext(wj, f64)
-                xj = builder.load(builder.gep(x_p, [j]))
-                builder.store(builder.call(fma1, [wj, xj, builder.load(res)]), res)
-            out.append(builder.load(res))
+        out = _dot_rows(context, builder, sig.args[0], args[0], list(args[1:5]), sig.args[5], args[5], args[6],
+                        _halve_four)
         return context.make_tuple(builder, sig.return_type, out)
 
     return sig, codegen
