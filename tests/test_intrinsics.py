@@ -1,6 +1,6 @@
-"""The vector dot products and the fused multiply-add of :mod:`scalable_bayes.intrinsics` against slow
-twins that perform the documented operations in the documented order (exact rational arithmetic for
-each rounding), bit for bit."""
+"""The vector loops and the fused multiply-add of :mod:`scalable_bayes.intrinsics` against slow twins that
+perform the documented operations in the documented order (exact rational arithmetic for each rounding, or
+NumPy in the same precision and order), bit for bit."""
 
 from fractions import Fraction
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from scalable_bayes.intrinsics import dot8, dot8x4, fma
+from scalable_bayes.intrinsics import column_count_le8, dense_prefix8, dense_row8, dot8, dot8x4, fma
 
 
 def fma_twin(a, b, c):
@@ -88,3 +88,68 @@ def test_dot8_rejects_arrays_it_cannot_read_contiguously():
         _dot8(w[:, ::2], 0, np.ones(8), 8)
     with pytest.raises(TypingError):
         _dot8(w, 0, np.ones(32)[::2], 8)
+
+
+# ---------------------------------------------------------------------------- dense rows (LDA draws)
+
+
+@njit
+def _dense(ddf, cnt, off, pf, bsum, nrow, beta, prefix):
+    if prefix:
+        dense_prefix8(ddf, cnt, off, pf, bsum, nrow, beta)
+    else:
+        dense_row8(ddf, cnt, off, pf, bsum, nrow, beta)
+
+
+@pytest.mark.parametrize("fdt", [np.float32, np.float64])
+@pytest.mark.parametrize("cdt", [np.uint16, np.int32])
+@pytest.mark.parametrize("nrow", [0, 1, 2, 13, 125])
+def test_dense_row8_and_dense_prefix8_against_numpy(fdt, cdt, nrow):
+    """Products ddf_k (cnt_k + beta) each rounded in the lanes' precision (no fused multiply-add), the column
+    sums over the rows in order, and for dense_prefix8 every running sum (the last row equal to the column
+    sums): NumPy's element-wise operations and its sequential cumulative sum in the same precision."""
+    rng = np.random.default_rng(nrow)
+    off = 5
+    ddf = (rng.gamma(0.5, 1.0, 8 * nrow) * np.exp(rng.uniform(-8, 8, 8 * nrow))).astype(fdt)
+    ddf[rng.random(8 * nrow) < 0.2] = 0  # zero weights (the padding of a row)
+    cnt = rng.integers(0, 60000 if cdt == np.uint16 else 2**31 - 1, off + 8 * nrow + 3).astype(cdt)
+    beta = fdt(0.1)
+    prod = ddf * (cnt[off:off + 8 * nrow].astype(fdt) + beta)
+    rows = prod.reshape(nrow, 8)
+    run = np.cumsum(rows, axis=0, dtype=fdt)
+    for prefix, want in ((False, prod), (True, run.ravel())):
+        pf = np.full(8 * nrow + 8, -1.0, fdt)
+        bsum = np.full(8, -1.0, fdt)
+        _dense(ddf, cnt, off, pf, bsum, nrow, beta, prefix)
+        np.testing.assert_array_equal(pf[:8 * nrow], want)
+        assert np.all(pf[8 * nrow:] == -1.0)  # nothing written past the rows
+        np.testing.assert_array_equal(bsum, run[-1] if nrow else np.zeros(8, fdt))
+
+
+@njit
+def _count(pf, first, n, step, x, j):
+    return column_count_le8(pf, first, n, step, x, j)
+
+
+@pytest.mark.parametrize("fdt", [np.float32, np.float64])
+def test_column_count_le8_counts_one_column(fdt):
+    """Against NumPy: the rows first, first + step, ... (n of them) of column j with entry <= x, compared in
+    double precision; ties count, NaN never counts, the other columns do not matter."""
+    rng = np.random.default_rng(1)
+    nrow = 40
+    pf = rng.uniform(0, 10, 8 * nrow).astype(fdt)
+    pf[rng.random(8 * nrow) < 0.05] = np.nan
+    M = pf.reshape(nrow, 8)
+    checked = 0
+    for first, n, step in ((0, 40, 1), (0, 13, 1), (7, 5, 8), (3, 8, 1), (5, 0, 1), (39, 1, 1)):
+        for j in range(8):
+            col = M[first:first + n * step:step, j].astype(np.float64)
+            for x in (*rng.uniform(-1, 11, 6), *col[:3], float(np.float32(5.0)) + 1e-12):
+                want = int(np.sum(col <= x))
+                assert _count(pf, first, n, step, float(x), j) == want
+                checked += 1
+    assert checked > 300
+    # a float32 entry and a float64 bound that rounds to it: compared exactly, not in single precision
+    one = np.full(8, np.float32(1.0), np.float32)
+    assert _count(one, 0, 1, 1, 1.0 - 1e-12, 3) == 0
+    assert _count(one, 0, 1, 1, 1.0, 3) == 1

@@ -158,6 +158,15 @@ def test_esca_dense_rows_many_topics(dmin):
     _ztest_one_sweep(X, 13, "word", dmin)
 
 
+@pytest.mark.parametrize("K", [40, 136, 203])
+def test_esca_dense_rows_of_many_rows(K):
+    """The z-test with all rows dense and long columns: K = 40, 5 rows of 8 topics (the draw counts the running
+    sums of the chosen column in one pass); K = 136 (17 rows) and K = 203 (26 rows, the last one partly
+    padding), where it counts the last rows of blocks of 8 first, then the rows of one block."""
+    X, _, _ = naive.synthetic_lda(n_docs=40, n_words=20, n_topics=4, doc_len=400, alpha=1.0, seed=6)
+    _ztest_one_sweep(X, K, "word", 0, a=2.0)
+
+
 def test_esca_word_sweep_many_document_topics():
     """The same z-test where documents have more than 32 nonzero topics (the word kernel's document
     bucket then searches by bisection) and words many topics (long sorted word-bucket rows); a large

@@ -15,9 +15,12 @@ None of these changes what a kernel computes; they give it instructions Numba do
   64-bit integer (``llvm.ctpop.i64`` / ``llvm.cttz.i64``).
 - ``float64_bits(x)`` / ``bits_float64(b)``: the IEEE bit pattern of a float64 as an int64, and back
   (``bitcast``, no conversion), for kernels that pack values into a storage format of their own.
-- ``dense_row8(ddf, cnt, off, pf, bsum, nrow, beta)``: one <8 x float32> vector loop,
+- ``dense_row8(ddf, cnt, off, pf, bsum, nrow, beta)``: one <8 x float32 / float64> vector loop,
   ``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` and the eight column sums
-  ``bsum[j]``, for ESCA's dense word rows.
+  ``bsum[j]``, for collapsed Gibbs's dense conditional; ``dense_prefix8`` the same loop storing the running
+  column sums in ``pf``, for ESCA's dense word rows; ``column_count_le8(pf, first, n, step, x, j)``: how many of
+  ``n`` rows (``first``, every ``step``) of column ``j`` of such an array are <= ``x``, all eight columns
+  compared at once (the row search of ESCA's draw).
 - ``dot8(w, i, x, n)`` / ``dot8x4(w, i0, i1, i2, i3, x, n)``: dot products of rows of ``w`` with ``x`` in
   <8 x double> vector code with one fixed summation order (the logistic regression gradient's minibatch dot
   products), the same bits wherever they are compiled; ``fma(a, b, c)``: a * b + c rounded once.
@@ -33,7 +36,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["prefetch", "prefetch_l2", "prefetch_read", "prefetch_write", "atomic_add", "popcount64", "ctz64",
-           "float64_bits", "bits_float64", "dense_row8", "dot8", "dot8x4", "fma"]
+           "float64_bits", "bits_float64", "dense_row8", "dense_prefix8", "column_count_le8", "dot8", "dot8x4", "fma"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,49 +175,113 @@ def bits_float64(typingctx, b):
 # ---------------------------------------------------------------------------------------------
 
 
+def _dense_rows(prefix):
+    """The typing and code of :func:`dense_row8` (``prefix`` False: ``pf`` gets the products) and
+    :func:`dense_prefix8` (``prefix`` True: ``pf`` gets the running column sums)."""
+
+    def typer(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
+        floats = (types.float32, types.float64)
+        if not (isinstance(ddf, types.Array) and ddf.dtype in floats and isinstance(cnt, types.Array)
+                and cnt.dtype in (types.uint16, types.int32) and isinstance(pf, types.Array)
+                and pf.dtype == ddf.dtype and isinstance(bsum, types.Array) and bsum.dtype == ddf.dtype):
+            return None
+        fty = ddf.dtype
+        sig = types.void(ddf, cnt, types.intp, pf, bsum, types.intp, fty)
+
+        def codegen(context, builder, sig, args):
+            a_ddf, a_cnt, a_off, a_pf, a_bsum, a_nrow, a_beta = args
+            lane = ir.FloatType() if fty == types.float32 else ir.DoubleType()
+            width = 4 if fty == types.float32 else 8
+            v8f = ir.VectorType(lane, 8)
+            unsigned = sig.args[1].dtype == types.uint16
+            ity = ir.IntType(16 if unsigned else 32)
+            v8i = ir.VectorType(ity, 8)
+            ddf_p = context.make_array(sig.args[0])(context, builder, a_ddf).data
+            cnt_p = builder.gep(context.make_array(sig.args[1])(context, builder, a_cnt).data, [a_off])
+            pf_p = context.make_array(sig.args[3])(context, builder, a_pf).data
+            bs_p = context.make_array(sig.args[4])(context, builder, a_bsum).data
+            bvec = ir.Constant(v8f, ir.Undefined)
+            for j in range(8):
+                bvec = builder.insert_element(bvec, a_beta, ir.IntType(32)(j))
+            acc = cgutils.alloca_once_value(builder, ir.Constant(v8f, [0.0] * 8))
+            with cgutils.for_range(builder, a_nrow) as loop:
+                o = builder.mul(loop.index, ir.IntType(64)(8))
+                c = builder.load(builder.bitcast(builder.gep(cnt_p, [o]), v8i.as_pointer()), align=ity.width // 8)
+                cf = builder.uitofp(c, v8f) if unsigned else builder.sitofp(c, v8f)
+                d = builder.load(builder.bitcast(builder.gep(ddf_p, [o]), v8f.as_pointer()), align=width)
+                x = builder.fmul(d, builder.fadd(cf, bvec))
+                total = builder.fadd(builder.load(acc), x)
+                builder.store(total if prefix else x, builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()),
+                              align=width)
+                builder.store(total, acc)
+            builder.store(builder.load(acc), builder.bitcast(bs_p, v8f.as_pointer()), align=width)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return typer
+
+
 @intrinsic
 def dense_row8(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
     """``pf[8 r + j] = ddf[8 r + j] * (cnt[off + 8 r + j] + beta)`` for r < nrow, j < 8, in 8-lane vector
     code, and the eight column sums ``bsum[j] = sum_r pf[8 r + j]`` (summed over r in order).
     ``ddf`` / ``pf`` / ``bsum`` all float32 (with a float32 ``beta``) or all float64; ``cnt`` uint16 or int32
-    counts (1-D contiguous; the caller guarantees 8 nrow elements from ``off``). ESCA's dense word rows
-    (float32): ``ddf_k`` = (D_mk + alpha) / (T_k + V beta), ``cnt`` the word's counts W_kv, so ``pf`` is the
-    whole conditional; collapsed Gibbs uses the float64 form. The results are those of the scalar
-    expressions, element by element (no fused multiply-add: each product and sum is rounded)."""
-    floats = (types.float32, types.float64)
-    if not (isinstance(ddf, types.Array) and ddf.dtype in floats and isinstance(cnt, types.Array)
-            and cnt.dtype in (types.uint16, types.int32) and isinstance(pf, types.Array)
-            and pf.dtype == ddf.dtype and isinstance(bsum, types.Array) and bsum.dtype == ddf.dtype):
+    counts (1-D contiguous; the caller guarantees 8 nrow elements from ``off``). Collapsed Gibbs: ``ddf_k``
+    = (D_mk + alpha) / (T_k + V beta), ``cnt`` the word's counts W_kv (float64), so ``pf`` is the whole
+    conditional. The results are those of the scalar expressions, element by element (no fused
+    multiply-add: each product and sum is rounded)."""
+    return _dense_rows(False)(typingctx, ddf, cnt, off, pf, bsum, nrow, beta)
+
+
+@intrinsic
+def dense_prefix8(typingctx, ddf, cnt, off, pf, bsum, nrow, beta):
+    """:func:`dense_row8` storing the running column sums instead of the products:
+    ``pf[8 r + j] = sum_{q <= r} ddf[8 q + j] * (cnt[off + 8 q + j] + beta)``, each the same rounded sum in
+    the same order as the column sums, so ``pf[8 (nrow - 1) + j] == bsum[j]``; non-decreasing down each
+    column when the products are non-negative (rounding to nearest is monotone). ESCA's dense word rows
+    (float32): a draw finds its row in a column by counting the running sums below its target, without a
+    chain of dependent additions (:func:`scalable_bayes.inference.lda._kernels.esca_word._dense_entry`)."""
+    return _dense_rows(True)(typingctx, ddf, cnt, off, pf, bsum, nrow, beta)
+
+
+@intrinsic
+def column_count_le8(typingctx, pf, first, n, step, x, j):
+    """The number of rows r = first, first + step, ..., first + (n - 1) step (``n`` rows) whose entry in
+    column ``j`` of the row-major 8-column array ``pf`` (entry ``pf[8 r + j]``, float32 or float64, 1-D
+    contiguous) is <= ``x`` (float64; compared in double precision, exactly; NaN entries do not count).
+    Each row is compared whole in 8-lane vector code (one load, one compare giving a byte of eight bits)
+    and bit ``j`` of that byte is added: no strided gather, no vector lane read back through memory, no
+    data-dependent branch. On a column that does not decrease this is the index of the first entry above
+    ``x`` (inverse CDF over running sums: :func:`dense_prefix8`)."""
+    if not (isinstance(pf, types.Array) and pf.dtype in (types.float32, types.float64)
+            and all(isinstance(t, types.Integer) for t in (first, n, step, j)) and isinstance(x, types.Float)):
         return None
-    fty = ddf.dtype
-    sig = types.void(ddf, cnt, types.intp, pf, bsum, types.intp, fty)
+    sig = types.intp(pf, types.intp, types.intp, types.intp, types.float64, types.intp)
 
     def codegen(context, builder, sig, args):
-        a_ddf, a_cnt, a_off, a_pf, a_bsum, a_nrow, a_beta = args
-        lane = ir.FloatType() if fty == types.float32 else ir.DoubleType()
-        width = 4 if fty == types.float32 else 8
+        a_pf, a_first, a_n, a_step, a_x, a_j = args
+        f64 = ir.DoubleType()
+        narrow = sig.args[0].dtype == types.float32
+        lane = ir.FloatType() if narrow else f64
         v8f = ir.VectorType(lane, 8)
-        unsigned = sig.args[1].dtype == types.uint16
-        ity = ir.IntType(16 if unsigned else 32)
-        v8i = ir.VectorType(ity, 8)
-        ddf_p = context.make_array(sig.args[0])(context, builder, a_ddf).data
-        cnt_p = builder.gep(context.make_array(sig.args[1])(context, builder, a_cnt).data, [a_off])
-        pf_p = context.make_array(sig.args[3])(context, builder, a_pf).data
-        bs_p = context.make_array(sig.args[4])(context, builder, a_bsum).data
-        bvec = ir.Constant(v8f, ir.Undefined)
-        for j in range(8):
-            bvec = builder.insert_element(bvec, a_beta, ir.IntType(32)(j))
-        acc = cgutils.alloca_once_value(builder, ir.Constant(v8f, [0.0] * 8))
-        with cgutils.for_range(builder, a_nrow) as loop:
-            o = builder.mul(loop.index, ir.IntType(64)(8))
-            c = builder.load(builder.bitcast(builder.gep(cnt_p, [o]), v8i.as_pointer()), align=ity.width // 8)
-            cf = builder.uitofp(c, v8f) if unsigned else builder.sitofp(c, v8f)
-            d = builder.load(builder.bitcast(builder.gep(ddf_p, [o]), v8f.as_pointer()), align=width)
-            x = builder.fmul(d, builder.fadd(cf, bvec))
-            builder.store(x, builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=width)
-            builder.store(builder.fadd(builder.load(acc), x), acc)
-        builder.store(builder.load(acc), builder.bitcast(bs_p, v8f.as_pointer()), align=width)
-        return context.get_dummy_value()
+        v8d = ir.VectorType(f64, 8)
+        i64 = ir.IntType(64)
+        pf_p = context.make_array(sig.args[0])(context, builder, a_pf).data
+        xv = ir.Constant(v8d, ir.Undefined)
+        for q in range(8):
+            xv = builder.insert_element(xv, a_x, ir.IntType(32)(q))
+        acc = cgutils.alloca_once_value(builder, i64(0))
+        with cgutils.for_range(builder, a_n) as loop:
+            r = builder.add(a_first, builder.mul(loop.index, a_step))
+            o = builder.mul(r, i64(8))
+            v = builder.load(builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=4 if narrow else 8)
+            if narrow:
+                v = builder.fpext(v, v8d)
+            # the eight comparisons as the bits of one byte; bit j is column j's
+            bits = builder.zext(builder.bitcast(builder.fcmp_ordered("<=", v, xv), ir.IntType(8)), i64)
+            builder.store(builder.add(builder.load(acc), builder.and_(builder.lshr(bits, a_j), i64(1))), acc)
+        return builder.load(acc)
 
     return sig, codegen
 

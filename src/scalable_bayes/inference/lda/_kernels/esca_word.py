@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ....intrinsics import atomic_add, ctz64, dense_row8, popcount64, prefetch_read, prefetch_write
+from ....intrinsics import atomic_add, column_count_le8, ctz64, dense_prefix8, popcount64, prefetch_read, prefetch_write
 from ....rng import next_uniform, stream
 from ....utils import NO_PARFORS as _NO_PARFORS
 from ....utils import parallel_blocks, quiet_no_parfors_warning
@@ -219,11 +219,18 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, nrow, fbeta, K, jmax,
                  use_atomic, track, bits, v, kw):
     """Draw the ``n_tok`` tokens of one (document, word) entry from a DENSE read row (counts
     ``src[off : off + Kp]``, uint16 or int32) and count them into ``Ww[row :]``: the whole conditional
-    p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in <8 x float32> code
-    (:func:`scalable_bayes.intrinsics.dense_row8`), then per token inverse CDF over the eight column
-    sums (topics k = 8 r + j form column j) and down the chosen column. Returns (stream, new length
-    of ``touched``)."""
-    dense_row8(ddf, src, off, pf, bsum, nrow, fbeta)
+    p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in <8 x float32> code, topics k = 8 r + j forming column j,
+    stored as running sums down each column (:func:`scalable_bayes.intrinsics.dense_prefix8`; ``pf`` holds
+    8 more rows of +inf after them). Per token, inverse CDF over the eight column sums (in double precision),
+    then the row: the first r whose running sum in column j exceeds what is left of the uniform, found by
+    COUNTING the running sums at or below it (they do not decrease down a column;
+    :func:`scalable_bayes.intrinsics.column_count_le8`), in one pass for up to 16 rows (K <= 128), else
+    first the last rows of blocks of 8 rows, then the 8 rows of one block. No data-dependent branch and
+    no chain of dependent additions: the former walk down the column added the weights one by one and
+    stopped at the crossing, a branch mispredicted about once per token; without it an ESCA iteration on
+    the Wikipedia sample at K = 100 takes about a quarter less time. Returns (stream, new length of
+    ``touched``)."""
+    dense_prefix8(ddf, src, off, pf, bsum, nrow, fbeta)
     Z = 0.0
     for j in range(8):
         Z += bsum[j]
@@ -231,20 +238,22 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, nrow, fbeta, K, jmax,
     for _ in range(n_tok):
         st, u = next_uniform(st)
         u *= Z
-        # column: number of running column sums <= u (branch-free), then down it
+        # column: number of running column sums <= u (branch-free)
         j = 0
         for jj in range(7):
             j += bcum[jj] <= u
         if j > jmax:
             j = jmax
-        acc = bcum[j] - bsum[j]
-        r = 0
+        # row: the running sums of column j at or below the rest of u, by blocks of 8 rows, then in the block
+        up = u - (bcum[j] - bsum[j])
+        if nrow <= 16:
+            r = column_count_le8(pf, 0, nrow, 1, up, j)
+        else:
+            r = 8 * column_count_le8(pf, 7, nrow >> 3, 8, up, j)
+            r += column_count_le8(pf, r, 8, 1, up, j)
         rmax = (K - 1 - j) >> 3
-        while r < rmax:
-            acc += pf[r * 8 + j]
-            if acc > u:
-                break
-            r += 1
+        if r > rmax:
+            r = rmax
         nt = _count_token_tracked(r * 8 + j, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
     return st, nt
 
@@ -263,9 +272,9 @@ def esca_word_sweep(
     document; smoothing bucket from one alias table of K) for a word with a sparse read row; for a
     word with a dense read row (``dslot[v]`` = d >= 0: its counts in ``Wdn[d Kp :]``) the whole
     conditional p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in single precision, eight topics per
-    vector instruction (:func:`scalable_bayes.intrinsics.dense_row8`), drawn by inverse CDF over the
-    eight column sums (topics k = 8 r + j form column j) and then down the chosen column
-    (:func:`_dense_entry`). A heavy word
+    vector instruction (:func:`scalable_bayes.intrinsics.dense_prefix8`), drawn by inverse CDF over the
+    eight column sums (topics k = 8 r + j form column j) and then over the running sums of the chosen
+    column (:func:`_dense_entry`). A heavy word
     (``dslot[v]`` = -2 - h) is drawn the same way from its int32 read row ``Whn[h Kp :]`` and counted
     into its int32 write row ``Wh[h K :]``. The read counts are those of the previous iteration; drawn
     topics are counted into the zeroed dense ``Ww`` / ``Wh`` (atomic adds when ``use_atomic``) and
@@ -309,7 +318,9 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
         ddf = np.zeros(Kp, np.float32)
         for k in range(K):
             ddf[k] = alpha * invT[k]
-        pf = np.empty(Kp, np.float32)
+        # running column sums of a dense row, then 8 rows of +inf: a row search counts 8 rows from any block
+        # start without a bound check (the padding never counts)
+        pf = np.full(Kp + 64, np.inf, np.float32)
         bsum = np.empty(8, np.float32)
         bcum = np.empty(8, np.float64)
         nrow = Kp >> 3
