@@ -560,16 +560,19 @@ def test_bad_dense_min_topics(small, dmin):
         ESCA(n_components=3, max_iter=1, dense_min_topics=dmin).fit(small)
 
 
-@pytest.mark.parametrize("K", [13, 100, 300])
-def test_default_dense_rows_take_no_more_memory_than_sparse_rows(K):
-    """The default threshold is the smallest topic count at which a dense count row (Kp counts) is
-    no larger than the sparse row it replaces (one topic id + one float64 per nonzero topic), and the
-    dense rows of a fit are no larger than the sparse rows of the same words would be."""
+@pytest.mark.parametrize("K,want", [(13, 4), (89, 8), (100, 10), (300, 30), (1000, 100)])
+def test_default_dense_threshold_and_the_memory_it_costs(K, want):
+    """The default threshold is max(8, K // 10) nonzero topics, or fewer where a dense count row (Kp counts)
+    is already no larger than the sparse row it replaces (one topic id + one float64 per nonzero topic:
+    4 of K = 13); the dense rows of a fit then take at most 3 times the memory the sparse rows of the same
+    words would (2.67 at K = 89, the worst case of the rule)."""
     X, _, _ = naive.synthetic_lda(n_docs=80, n_words=60, n_topics=5, doc_len=120, alpha=0.5, seed=7)
     m = ESCA(n_components=K, doc_topic_prior=0.5, max_iter=1, random_state=0, n_jobs=1).fit(X)
     dense_row = m._Kp * m._W[0].itemsize
     per_topic = m._D[0].itemsize + m._wcoef.itemsize
-    assert m._dense_min * per_topic >= dense_row > (m._dense_min - 1) * per_topic
+    assert m._dense_min == want
+    assert m._dense_min == min(-(-dense_row // per_topic), max(8, K // 10))
+    assert dense_row <= 3 * m._dense_min * per_topic
     nnz = (m._W[0].reshape(-1, K) != 0).sum(1)
     # the layout of the next sweep from the current counts
     V = nnz.size
@@ -577,7 +580,7 @@ def test_default_dense_rows_take_no_more_memory_than_sparse_rows(K):
     _, nd = kern.esca_word_nnz(m._W[0].copy(), K, V, wptr, np.zeros(1, np.uint64), 1, False, dslot, m._dense_min,
                                m._hslot)
     assert 0 < nd < V and nd == (nnz >= m._dense_min).sum()
-    assert nd * dense_row <= nnz[dslot >= 0].sum() * per_topic
+    assert nd * dense_row <= 3 * nnz[dslot >= 0].sum() * per_topic
 
 
 def test_bad_counts(small):

@@ -209,8 +209,8 @@ def _count_token_tracked(k, scratch, touched, nt, Ww, row, use_atomic, track, bi
     else:
         old = Ww[row + k]
         Ww[row + k] = old + 1
-        if track and old == 0:  # first count of (v, k) in this sweep: mark it
-            bits[v * kw + (k >> 6)] |= np.uint64(1) << np.uint64(k & 63)
+        if track:  # the first count of (v, k) in this sweep marks it (without a branch on the count)
+            bits[v * kw + (k >> 6)] |= np.uint64(old == 0) << np.uint64(k & 63)
     return nt
 
 
