@@ -240,6 +240,38 @@ def test_a_cached_library_kernel_recompiles_when_a_module_it_calls_is_edited(tmp
     assert run()[0] == 3.0, "a stale cached kernel: the edit of the module it calls was not seen"
 
 
+def test_a_library_edited_after_import_does_not_stamp_the_old_code_as_new(tmp_path):
+    """A process that imported the library, whose source is then edited before the process compiles a
+    cached kernel, compiles the code it imported; that code must be stamped with the digest of the source it
+    was imported from, not of the edited files, or every later process would load the old machine code as
+    fresh. (The digest is taken once per process, when the first cached kernel is defined: at import.)"""
+    import os
+    import shutil
+    import subprocess
+
+    lib = Path(_loop.__file__).resolve().parents[1]
+    copy = tmp_path / "src" / "scalable_bayes"
+    shutil.copytree(lib, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "_probe_a.py").write_text(PROBE_A)
+    (copy / "_probe_b.py").write_text(PROBE_B.format(k="2.0"))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(tmp_path / "src")
+    edit_then_call = (
+        "import pathlib, scalable_bayes, scalable_bayes._probe_a as a; "
+        f"pathlib.Path({str(copy / '_probe_b.py')!r}).write_text({PROBE_B.format(k='3.0')!r}); "
+        "print(a.f(1.0))"
+    )
+    call = "import scalable_bayes._probe_a as a; print(a.f(1.0))"
+
+    def run(code):
+        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-3000:]
+        return float(p.stdout.split()[-1])
+
+    assert run(edit_then_call) == 2.0  # the code the process imported
+    assert run(call) == 3.0, "a later process loaded the old code stamped with the edited source's digest"
+
+
 def test_the_library_kernels_use_the_library_locator():
     from scalable_bayes import rng
     from scalable_bayes.jitcache import library_locator_active
