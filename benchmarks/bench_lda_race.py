@@ -13,6 +13,8 @@ Protocol, per cell (corpus, K, threads) and repeat r (all engines use seed r; th
   ``scalable_bayes_papers.esca.peers.TomotopyLDA``) runs ``--target-iter`` iterations (150) in every
   repeat first; the cell's TARGET is its median held-out LL after them minus ``--tolerance``
   (0.03 nats/word; one seed's value moves by about 0.02 between seeds, too much for a per-repeat target);
+  ``--reuse-reference DIR`` reuses the reference runs an earlier race with the same settings stored in
+  its ``--out`` directory DIR (their times were measured at the loads they record);
 - ESCA (the paper's uniform start, eq. 19), ESCA_prior (``ESCA(init="prior")``: the start drawn
   from LDA's prior), CollapsedGibbs and CVB0 of this package then run, in an order rotated with r,
   until their held-out LL reaches the target (or ``--max-iter``);
@@ -38,6 +40,7 @@ vocabulary; ``--corpus data/processed/<name>`` for a processed corpus's train/te
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -112,6 +115,44 @@ def run_fit(name, X, Xte, K, threads, seed, args, max_iter, target=None):
     return [dict(r) for r in est.history_], load0, os.getloadavg()[0]
 
 
+def reference_settings(cname, X, Xte, K, nt, args) -> dict:
+    """What a cell's tomotopy reference runs depend on (a stored reference is reused only when all agree)."""
+    import tomotopy
+
+    return {"corpus": cname, "documents": int(X.shape[0]), "tokens": int(X.sum()), "test_documents": int(Xte.shape[0]),
+            "K": K, "threads": nt, "repeats": args.repeats, "target_iter": args.target_iter, "every": args.every,
+            "sweeps": args.sweeps, "alpha": args.alpha, "beta": args.beta, "tomotopy": tomotopy.__version__}
+
+
+def reference_runs(out: Path, cname, X, Xte, K, nt, args):
+    """tomotopy's ``--target-iter`` iterations in every repeat (the cell's target and its paired times), or,
+    with ``--reuse-reference DIR``, those an earlier race with the same settings stored in
+    ``DIR/reference_<corpus>_K<K>_t<threads>.json`` (their times were measured at the loads they record).
+    Every race stores its references in ``out``. At K = 1000 on the Wikipedia sample the reference alone
+    costs about 45 CPU minutes; racing a changed engine against the same reference adds work instead of
+    redoing it."""
+    name = f"reference_{cname}_K{K}_t{nt}.json"
+    want = reference_settings(cname, X, Xte, K, nt, args)
+    if args.reuse_reference is not None:
+        src = Path(args.reuse_reference) / name
+        stored = json.loads(src.read_text()) if src.exists() else None
+        if stored is not None and stored["settings"] == want:
+            print(f"[race] {cname} K={K} t{nt}: tomotopy's reference runs from {src}", flush=True)
+            tomo = [tuple(run) for run in stored["runs"]]
+            if src.resolve() != (out / name).resolve():
+                out.mkdir(parents=True, exist_ok=True)
+                (out / name).write_text(src.read_text())
+            return tomo
+        print(f"[race] no reference with these settings in {src}; running it", flush=True)
+    tomo = [run_fit("tomotopy", X, Xte, K, nt, r, args, args.target_iter) for r in range(args.repeats)]
+    path = out / name
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"settings": want, "runs": [list(run) for run in tomo]}))
+    tmp.replace(path)
+    return tomo
+
+
 def summarise(runs):
     import pandas as pd
 
@@ -149,6 +190,9 @@ def main(argv=None):
     p.add_argument("--alpha", type=float, default=None, help="doc-topic prior (default 50/K, the paper's)")
     p.add_argument("--beta", type=float, default=0.1)
     p.add_argument("--out", default="results/esca/race")
+    p.add_argument("--reuse-reference", metavar="DIR", default=None,
+                   help="reuse tomotopy's reference runs an earlier race with the same settings stored in DIR "
+                        "(its --out)")
     args = p.parse_args(argv)
     if args.every < 1 or args.target_iter < 1 or args.repeats < 1:
         raise SystemExit("--every, --target-iter and --repeats must be positive")
@@ -170,7 +214,7 @@ def main(argv=None):
             clock = "cpu_time" if nt == 1 else "wall_time"
             # the cell's target: tomotopy's median held-out LL after target_iter iterations over the
             # repeats, minus the tolerance (one repeat's own value moves by ~0.02 nats/word between seeds)
-            tomo = [run_fit("tomotopy", X, Xte, K, nt, r, args, args.target_iter) for r in range(args.repeats)]
+            tomo = reference_runs(out, cname, X, Xte, K, nt, args)
             target = float(np.median([h[-1]["heldout_ll"] for h, _, _ in tomo])) - args.tolerance
             finals = ", ".join(f"{h[-1]['heldout_ll']:.4f}" for h, _, _ in tomo)
             print(f"[race] {cname} K={K} t{nt}: target {target:.4f} (tomotopy after {args.target_iter} iterations: "
