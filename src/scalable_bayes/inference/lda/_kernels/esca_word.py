@@ -244,7 +244,8 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, nrow, fbeta, K, jmax,
             j += bcum[jj] <= u
         if j > jmax:
             j = jmax
-        # row: the running sums of column j at or below the rest of u, by blocks of 8 rows, then in the block
+        # row: how many running sums of column j are <= the rest of u; up to 16 rows in one pass, more by the
+        # last rows of blocks of 8, then the rows of one block (8 more rows of +inf: no bound check)
         up = u - (bcum[j] - bsum[j])
         if nrow <= 16:
             r = column_count_le8(pf, 0, nrow, 1, up, j)
