@@ -480,11 +480,12 @@ class ESCA(_LDABase):
         are the same (Alg. 1, sampling from the previous iteration's counts); what changes is how long
         the synchronous updates take to break the symmetry of the start: from a uniform start every
         count is near its mean and the first iterations draw almost uniformly again, where collapsed
-        Gibbs breaks the symmetry within its first sequential sweep. Measured on 20 Newsgroups at
-        K = 100, alpha = 0.5 (benchmarks/README_lda.md, time to quality): ``"prior"`` reaches a
-        held-out log-likelihood target in about 40 instead of about 60 iterations; on the Wikipedia sample
-        at K = 1000 (alpha = 0.05, long documents, each started on a handful of topics) it needs about 115
-        where the uniform start needs about 55.
+        Gibbs breaks the symmetry within its first sequential sweep. Iterations to a held-out
+        log-likelihood target, medians of three seeds (benchmarks/README_lda.md, time to quality):
+        ``"prior"`` / ``"uniform"`` on 20 Newsgroups at K = 100, alpha = 0.5: 40 / 62 in one race, 49 / 48
+        in a later one (the seeds' spread is wide); on the Wikipedia sample at K = 100: 44 / 54; at
+        K = 1000, alpha = 0.05 (long documents, each started on a handful of topics): 115 / 55. The
+        uniform start stays the default.
     evaluate_every : int, default 0
         Record ``history_`` every ``evaluate_every`` iterations (0: never), scoring ``X_heldout`` of
         ``fit`` by document completion.
