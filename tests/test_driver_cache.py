@@ -210,12 +210,11 @@ PROBE_A = "from numba import njit\n\nfrom ._probe_b import helper\n\n\n@njit(cac
 PROBE_B = "from numba import njit\n\n\n@njit\ndef helper(x):\n    return {k} * x\n"
 
 
-def test_a_cached_library_kernel_recompiles_when_a_module_it_calls_is_edited(tmp_path):
-    """Numba's cache checks only the defining file; the library's locator stamps every cached kernel with
-    the digest of the whole library, so editing the helper module (not the kernel's) recompiles."""
+def _library_copy_with_probes(tmp_path):
+    """A copy of the library under ``tmp_path/src`` with the probe modules (``_probe_b``'s factor 2.0) and the
+    environment that imports it (Numba's default cache place: beside the copy)."""
     import os
     import shutil
-    import subprocess
 
     lib = Path(_loop.__file__).resolve().parents[1]
     copy = tmp_path / "src" / "scalable_bayes"
@@ -224,6 +223,15 @@ def test_a_cached_library_kernel_recompiles_when_a_module_it_calls_is_edited(tmp
     (copy / "_probe_b.py").write_text(PROBE_B.format(k="2.0"))
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(tmp_path / "src")
+    return copy, env
+
+
+def test_a_cached_library_kernel_recompiles_when_a_module_it_calls_is_edited(tmp_path):
+    """Numba's cache checks only the defining file; the library's locator stamps every cached kernel with
+    the digest of the whole library, so editing the helper module (not the kernel's) recompiles."""
+    import subprocess
+
+    copy, env = _library_copy_with_probes(tmp_path)
     code = ("import scalable_bayes, scalable_bayes._probe_a as a; assert scalable_bayes.__file__.startswith(%r); "
             "print(a.f(1.0), sum(a.f.stats.cache_hits.values()))" % str(copy))
 
@@ -245,17 +253,9 @@ def test_a_library_edited_after_import_does_not_stamp_the_old_code_as_new(tmp_pa
     cached kernel, compiles the code it imported; that code must be stamped with the digest of the source it
     was imported from, not of the edited files, or every later process would load the old machine code as
     fresh. (The digest is taken once per process, when the first cached kernel is defined: at import.)"""
-    import os
-    import shutil
     import subprocess
 
-    lib = Path(_loop.__file__).resolve().parents[1]
-    copy = tmp_path / "src" / "scalable_bayes"
-    shutil.copytree(lib, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "_probe_a.py").write_text(PROBE_A)
-    (copy / "_probe_b.py").write_text(PROBE_B.format(k="2.0"))
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["PYTHONPATH"] = str(tmp_path / "src")
+    copy, env = _library_copy_with_probes(tmp_path)
     edit_then_call = (
         "import pathlib, scalable_bayes, scalable_bayes._probe_a as a; "
         f"pathlib.Path({str(copy / '_probe_b.py')!r}).write_text({PROBE_B.format(k='3.0')!r}); "
