@@ -296,14 +296,12 @@ class ThetaProblem:
         self.score = np.zeros((S, n_samples))
         self.norm = np.zeros((S, n_samples))
         self.acc = np.zeros(S, np.int64)
-        self.work = np.zeros((S, 6 * K))
-        self.keys = np.zeros((S, 2), np.uint64)
         self.state = np.zeros((1, K))
 
     def draw(self, it):
         M.sample_theta(12345, it, self.docs, self.B, self.G, self.Ginv, self.c, self.kappa, self.K, self.n_samples,
                        self.n_steps, self.eps, self.n_leap, self.floor, 0, self.state, self.out, self.score,
-                       self.norm, self.acc, self.work, self.keys)
+                       self.norm, self.acc)
 
     @property
     def transitions(self):

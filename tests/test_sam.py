@@ -22,6 +22,7 @@ from scalable_bayes.evaluation.sam import importance_log_lik
 from scalable_bayes.evaluation.sam import prior_draw_log_perplexity as _log_perplexity
 from scalable_bayes.inference import _sam_variational as _vi
 from scalable_bayes.inference.sam import METHODS, SphericalAdmixture
+from scalable_bayes.manifolds.sphere import geodesic_flow, project_tangent
 from scalable_bayes.models import sam as M
 from scalable_bayes.special import bessel_ratio, vmf_log_normalizer
 
@@ -237,24 +238,34 @@ def test_grad_documents_equals_its_twin_exactly():
     np.testing.assert_array_equal(grad, naive.grad_documents(beta, K, V, ip, ix, dt, docs, thetas, score, norm, 123.0))
 
 
-def test_theta_sampler_equals_its_twin_exactly():
-    """U and its gradient carried from one GMC transition to the next, U summed only where the Metropolis-Hastings
-    test reads it: the same draws, acceptances and samples as computing both afresh at every point (the twin).
-    The step size is large enough that transitions are both accepted and rejected."""
-    rng = np.random.default_rng(8)
-    K, V, S = 6, 40, 5
+@pytest.mark.parametrize("K, S, alpha, eps, kappa, threads", [
+    (6, 5, 1.5, 0.05, 40.0, 1),
+    (50, 11, 10.0, 0.01, 300.0, 2),  # the estimator's alpha; two threads: blocks of 5 and 6 lanes
+    (9, 7, 0.5, 0.2, 25.0, 2),  # alpha = 1/2: every lift exponent 0 (no log terms, no 1/y in the gradient)
+])
+def test_theta_sampler_equals_its_twin_exactly(K, S, alpha, eps, kappa, threads):
+    """The sampler runs a block's documents in lockstep (vector lanes) and carries U and its gradient from one GMC
+    transition to the next, summing U only where the Metropolis-Hastings test reads it: the same draws,
+    acceptances and samples as one document after the other with U and its gradient computed afresh at every
+    point (the twin), whatever the thread count. The step sizes are large enough that transitions are both
+    accepted and rejected."""
+    from scalable_bayes.utils import numba_threads
+
+    rng = np.random.default_rng(8 + K)
+    V = 40 + 2 * K
     beta = _unit(rng.standard_normal((K, V))).ravel().copy()
     G = np.zeros((K, K))
     M.gram(beta, K, V, G)
     B = _unit(rng.standard_normal((S, V))) @ beta.reshape(K, V).T
     Ginv = np.linalg.pinv(G, rcond=1e-10)
-    c = M.lift_exponents(np.full(K, 1.5), K)
+    c = M.lift_exponents(np.full(K, alpha), K)
     docs = np.arange(10, 10 + S, dtype=np.int64)
-    n_samples, n_steps, eps, n_leap, kappa = 3, 4, 0.05, 4, 40.0
+    n_samples, n_steps, n_leap = 3, 4, 4
     out, score, norm = np.zeros((S, n_samples, K)), np.zeros((S, n_samples)), np.zeros((S, n_samples))
     acc = np.zeros(S, np.int64)
-    M.sample_theta(77, 3, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, 0.01 / K, 0,
-                   np.zeros((1, K)), out, score, norm, acc, np.zeros((S, 6 * K)), np.zeros((S, 2), np.uint64))
+    with numba_threads(threads):
+        M.sample_theta(77, 3, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, 0.01 / K, 0,
+                       np.zeros((1, K)), out, score, norm, acc)
     t_out, t_score, t_norm, t_acc = naive.sample_theta(77, 3, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps,
                                                        eps, n_leap, 0.01 / K)
     assert 0 < acc.sum() < S * n_samples * n_steps, acc
@@ -262,6 +273,59 @@ def test_theta_sampler_equals_its_twin_exactly():
     np.testing.assert_array_equal(out, t_out)
     np.testing.assert_array_equal(score, t_score)
     np.testing.assert_array_equal(norm, t_norm)
+
+
+def _lanes(cols):
+    """(K, n) C-contiguous array whose lane s is cols[s]."""
+    return np.ascontiguousarray(np.array(cols, dtype=np.float64).T)
+
+
+def test_lane_kernels_equal_the_one_document_kernels_at_the_edges():
+    """Each lane of the lockstep kernels gives the one-document kernel's numbers, bit for bit, including the
+    cases where the one-document kernel leaves early: U = +inf / -inf at a zero y_i (by the sign of c_i), NaN
+    at a non-finite y_i inside a trajectory, the gradient-only limb at a zero ||beta theta|| or kappa = 0;
+    the flow at rest (v = 0), with a NaN velocity and with an overflowing one; the projection."""
+    rng = np.random.default_rng(12)
+    K = 5
+    A = _unit(rng.standard_normal((K, 11)))
+    G = np.zeros((K, K))
+    M.gram(A.ravel().copy(), K, 11, G)
+    b = A @ _unit(rng.standard_normal(11))
+    ys = [_unit(rng.standard_normal(K)), np.array([0.0, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, 0.0, 0.8, 0.0, 0.0]),
+          np.array([np.nan, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, np.inf, 0.8, 0.0, 0.0]),
+          _unit(rng.standard_normal(K)), np.array([0.6, -0.0, 0.8, 0.0, 0.0])]
+    n = len(ys)
+    for c in (M.lift_exponents(np.array([2.0, 0.5, 1.0, 3.0, 0.7]), K), np.array([0.0, -0.5, 0.0, 1.0, 0.0]),
+              np.zeros(K)):
+        for kappa in (9.0, 0.0):
+            for want_u in (True, False):
+                Y = _lanes(ys)
+                BT = _lanes([b * (0.0 if s == 5 else 1.0) for s in range(n)])  # lane 5: ||beta theta|| seen as 0
+                GR, TH = np.zeros((K, n)), np.zeros((K, n))
+                U, st, q, lin, mode = (np.zeros(n) for _ in range(5))
+                Gs = G.copy()
+                M._lift_lanes(Y, c, BT, Gs, kappa, K, n, GR, TH, want_u, U, st, q, lin, mode)
+                for s in range(n):
+                    g, th = np.zeros(K), np.zeros(K)
+                    u = M._lift(ys[s].copy(), c, BT[:, s].copy(), G, kappa, K, g, th, want_u)
+                    np.testing.assert_array_equal(U[s], u, err_msg=f"lane {s}, c {c}, kappa {kappa}")
+                    if np.isfinite(u):
+                        np.testing.assert_array_equal(GR[:, s], g, err_msg=f"lane {s}")
+    # the flow and the projection
+    xs = [_unit(rng.standard_normal(K)) for _ in range(6)]
+    vs = [rng.standard_normal(K), np.zeros(K), np.full(K, np.nan), np.full(K, 1e300), 1e-170 * np.ones(K),
+          rng.standard_normal(K)]
+    for t in (0.3, 1e-3):
+        X, Vv = _lanes(xs), _lanes(vs)
+        scratch = [np.zeros(len(xs)) for _ in range(5)]
+        M._project_lanes(X, Vv, K, len(xs), scratch[0])
+        M._flow_lanes(X, Vv, t, K, len(xs), *scratch)
+        for s in range(len(xs)):
+            x, v = xs[s].copy(), vs[s].copy()
+            project_tangent(x, v, K)
+            geodesic_flow(x, v, t, K)
+            np.testing.assert_array_equal(X[:, s], x, err_msg=f"lane {s}")
+            np.testing.assert_array_equal(Vv[:, s], v, err_msg=f"lane {s}")
 
 
 def test_lift_gradient_only_agrees_with_the_potential():
@@ -299,7 +363,7 @@ def _run_theta(alpha, B, G, kappa, jacobian=True, n_docs=400, n_samples=40, n_st
     acc = np.zeros(D, np.int64)
     M.sample_theta(seed, 1, docs, Bd, G, np.linalg.pinv(G), M.lift_exponents(alpha, K, jacobian), kappa, K,
                    n_samples, n_steps, eps, 5, 0.01 / K, 0, np.zeros((1, K)), out, np.zeros((D, n_samples)),
-                   np.zeros((D, n_samples)), acc, np.zeros((D, 6 * K)), np.zeros((D, 2), np.uint64))
+                   np.zeros((D, n_samples)), acc)
     assert acc.sum() / (D * n_samples * n_steps) > 0.5
     chain_means = out[:, burn:, :].mean(axis=1)  # one independent chain per document
     return chain_means.mean(axis=0), chain_means.std(axis=0, ddof=1) / math.sqrt(D)

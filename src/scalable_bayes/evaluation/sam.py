@@ -225,8 +225,9 @@ def importance_log_lik(samples, X_test, alpha, kappa, log_cv, n_draws, seed, *, 
         b = np.ascontiguousarray(samples[m], dtype=np.float64).ravel()
         G = np.zeros((K, K))
         B = np.zeros((D, K))
-        M.gram(b, K, V, G)
-        M.doc_projections(b, K, V, ip, ix, dt, docs_all, B)
+        bt = M.transpose_topics(b, K, V)
+        M.gram(b, K, V, G, bt)
+        M.doc_projections(b, K, V, ip, ix, dt, docs_all, B, bt)
         zstar, negH, _ = _alr_newton(B, G, alpha, kappa, floor)
         for c, lo in enumerate(range(0, D, chunk)):
             hi = min(D, lo + chunk)
@@ -314,8 +315,9 @@ def prior_draw_log_perplexity(samples, X_test, alpha, kappa, log_cv, n_draws, se
     Gm = np.zeros((Msz, K, K))
     for m in range(Msz):
         b = np.ascontiguousarray(samples[m], dtype=np.float64).ravel()  # float32 samples: widened one at a time
-        M.gram(b, K, V, Gm[m])
-        M.doc_projections(b, K, V, ip, ix, dt, docs, Bm[m])
+        bt = M.transpose_topics(b, K, V)
+        M.gram(b, K, V, Gm[m], bt)
+        M.doc_projections(b, K, V, ip, ix, dt, docs, Bm[m], bt)
     lw = np.zeros((D, n_draws))
     lm = np.zeros((D, Msz + K))
     keys = np.zeros((D, 2), np.uint64)

@@ -95,10 +95,11 @@ def vi_beta_grad(est, beta, docs, gam, B, G, scale):
 def elbo(est, beta, docs, gam):
     K, V = est._cfg["K"], est.n_features_in_
     G = np.zeros((K, K))
-    M.gram(beta, K, V, G)
+    bt = M.transpose_topics(beta, K, V)
+    M.gram(beta, K, V, G, bt)
     B = np.zeros((docs.shape[0], K))
     ip, ix, dt = est._csr
-    M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
+    M.doc_projections(beta, K, V, ip, ix, dt, docs, B, bt)
     obj, _ = vi_local_obj(gam, B, G, est._cfg["alpha"], float(est.kappa))
     return float(obj.sum()) - est._log_cv_mbar(beta)
 

@@ -599,8 +599,8 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         self.components_ = self._beta.reshape(K, V).copy()
         self.samples_ = (self._samples[: self._n_kept] if self._n_kept
                          else self.components_[None].astype(self._cfg["samples_dtype"]))
-        for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_work", "_keys", "_theta_state", "_v",
-                     "_grad", "_samples", "_gam"):
+        for name in ("_X", "_csr", "_B", "_thetas", "_score", "_norm", "_theta_state", "_v",
+                     "_beta_t", "_grad", "_samples", "_gam"):
             self.__dict__.pop(name, None)
         return self
 
@@ -640,8 +640,6 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
             self._score = np.zeros((S, N))
             self._norm = np.zeros((S, N))
             self._acc = np.zeros(S, np.int64)
-            self._work = np.zeros((S, 6 * K))
-            self._keys = np.zeros((S, 2), np.uint64)
             self._c = M.lift_exponents(cfg["alpha"], K)
             self._theta_state = np.zeros((D, K)) if meth == "gmc_bgibbs" else np.zeros((1, K))
         else:
@@ -661,9 +659,13 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
 
     def _summaries(self, beta, docs, B):
         K, V = self._cfg["K"], self.n_features_in_
-        M.gram(beta, K, V, self._G)
+        bt = self.__dict__.get("_beta_t")
+        if bt is None or bt.shape != (V, K):
+            bt = self._beta_t = np.empty((V, K))
+        M.transpose_topics(beta, K, V, bt)
+        M.gram(beta, K, V, self._G, bt)
         ip, ix, dt = self._csr
-        M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
+        M.doc_projections(beta, K, V, ip, ix, dt, docs, B, bt)
 
     def _draw_thetas(self, it, docs, warm, n_samples, n_steps):
         cfg = self._cfg
@@ -672,8 +674,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         Ginv = np.linalg.pinv(self._G, rcond=1e-10)
         M.sample_theta(self._theta_seed, it, docs, self._B[:S], self._G, Ginv, self._c, float(self.kappa), K,
                        n_samples, n_steps, cfg["th_eps"], int(self.theta_leapfrog), cfg["floor"], warm,
-                       self._theta_state, self._thetas[:S], self._score[:S], self._norm[:S], self._acc[:S],
-                       self._work[:S], self._keys[:S])
+                       self._theta_state, self._thetas[:S], self._score[:S], self._norm[:S], self._acc[:S])
         self.theta_accept_rate_ = rate = float(self._acc[:S].sum()) / (S * n_samples * n_steps)
         if self.theta_target_accept is not None:
             cfg["th_eps"] *= math.exp(min(max(rate - float(self.theta_target_accept), -math.log(2)), math.log(2)))
@@ -899,14 +900,14 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         out = np.zeros((D, n_samples, K))
         th_eps = self._cfg["th_eps"]
         with numba_threads(self.n_jobs), blas_thread_limit(1):
-            M.gram(beta, K, V, G)
-            M.doc_projections(beta, K, V, ip, ix, dt, docs, B)
+            bt = M.transpose_topics(beta, K, V)
+            M.gram(beta, K, V, G, bt)
+            M.doc_projections(beta, K, V, ip, ix, dt, docs, B, bt)
             M.sample_theta(int(make_key(self.seed_ if seed is None else resolve_seed(seed), 5)[0] >> np.uint64(1)),
                            0, docs, B, G, np.linalg.pinv(G, rcond=1e-10), M.lift_exponents(self.alpha_, K),
                            float(self.kappa), K, n_samples, int(self.theta_steps), th_eps, int(self.theta_leapfrog),
                            self._cfg["floor"], 0, np.zeros((1, K)), out, np.zeros((D, n_samples)),
-                           np.zeros((D, n_samples)), np.zeros(D, np.int64), np.zeros((D, 6 * K)),
-                           np.zeros((D, 2), np.uint64))
+                           np.zeros((D, n_samples)), np.zeros(D, np.int64))
         return out.mean(axis=1)
 
 

@@ -54,12 +54,11 @@ import numpy as np
 from numba import njit
 
 from ..distributions.vmf import sample_vmf
-from ..manifolds.sphere import geodesic_flow, project_tangent
 from ..rng import gamma, key_from_stream, normal, uniform
 from ..utils import parallel_blocks
 
 __all__ = [
-    "lift_exponents", "gram", "doc_projections", "vbar_score", "theta_init", "lift_potential",
+    "lift_exponents", "transpose_topics", "gram", "doc_projections", "vbar_score", "theta_init", "lift_potential",
     "sample_theta", "stored_scores", "grad_documents", "prior_mean_vector", "log_lik_prior_draws",
     "sample_vmf", "sample_sam_corpus",
 ]
@@ -99,14 +98,67 @@ def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
-def gram(beta, K, V, G):
+def transpose_topics(beta, K, V, beta_t=None):
+    """beta_t[i, k] = beta_k[i]: the topics by word, (V, K) C-contiguous, the layout :func:`gram` and
+    :func:`doc_projections` read (a word's K entries side by side: vector code over topics).
+
+    Parameters
+    ----------
+    beta : ndarray of float64, shape (K * V,)
+        The topics, flat (topic k in ``beta[k*V:(k+1)*V]``).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    beta_t : ndarray of float64, shape (V, K), optional
+        Output buffer (C-contiguous); a new array if None.
+
+    Returns
+    -------
+    ndarray of float64, shape (V, K)
+        ``beta_t``.
+    """
+    K, V = int(K), int(V)
+    if beta_t is None:
+        beta_t = np.empty((V, K))
+    elif beta_t.shape != (V, K) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
+        raise ValueError(f"transpose_topics: beta_t must be a C-contiguous float64 array of shape ({V}, {K}), "
+                         f"got {beta_t.dtype} {beta_t.shape}")
+    parallel_blocks(_transpose_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, beta, K, V, beta_t)
+    return beta_t
+
+
+@njit(nogil=True, cache=True)
+def _transpose_word_blocks(b_lo, b_hi, beta, K, V, beta_t):
+    """Words of the blocks b_lo, ..., b_hi - 1 of :func:`transpose_topics`."""
+    for ib in range(b_lo, b_hi):
+        lo = ib * _WORD_BLOCK
+        hi = min(lo + _WORD_BLOCK, V)
+        for k in range(K):
+            src = beta[k * V + lo:k * V + hi]
+            for i in range(hi - lo):
+                beta_t[lo + i, k] = src[i]
+
+
+def _topics_by_word(beta, K, V, beta_t):
+    if beta_t is None:
+        return transpose_topics(beta, K, V)
+    if beta_t.shape != (int(V), int(K)) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
+        raise ValueError(f"beta_t must be the topics by word, a C-contiguous float64 array of shape ({V}, {K}) "
+                         f"(transpose_topics), got {beta_t.dtype} {beta_t.shape}")
+    return beta_t
+
+
+def gram(beta, K, V, G, beta_t=None):
     """G[k, j] = beta_k' beta_j (K x K, 2-D), exactly symmetric.
 
-    Each entry is the sum of beta_ki beta_ji in the order i = 0, ..., V-1 (the plain dot product's order);
-    the upper triangle is computed, four entries of a row at a time (four independent sums in flight, each
-    topic row read once per four), and mirrored (beta_ki beta_ji = beta_ji beta_ki exactly, so the mirror is
-    the value a full computation gives). One parallel task computes rows k and K-1-k (equal work per task).
-    The theta sampler relies on the exact symmetry (:func:`lift_potential` reads G by rows for G theta).
+    Each entry is the sum of beta_ki beta_ji in the order i = 0, ..., V-1 (the plain dot product's order). The
+    upper triangle is computed from the topics by word (:func:`transpose_topics`): for each word i, row k adds
+    beta_ki beta_ji to its entries j >= k side by side (vector code over j; each entry still adds its terms in
+    the order of i), words taken in blocks that stay in cache; then mirrored (beta_ki beta_ji = beta_ji beta_ki
+    exactly, so the mirror is the value a full computation gives). One parallel task computes rows k and
+    K-1-k (equal work per task). The theta sampler relies on the exact symmetry (it reads G by rows for
+    G theta).
 
     Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
     callable from Python, not from Numba code; writes ``G`` and returns nothing.
@@ -121,60 +173,52 @@ def gram(beta, K, V, G):
         Vocabulary size.
     G : ndarray of float64, shape (K, K)
         Output.
+    beta_t : ndarray of float64, shape (V, K), optional
+        :func:`transpose_topics` of this ``beta`` if the caller has it (it is not checked to match); computed
+        here if None.
     """
-    parallel_blocks(_gram_pairs, (int(K) + 1) // 2, beta, K, V, G)
+    bt = _topics_by_word(beta, K, V, beta_t)
+    K = int(K)
+    parallel_blocks(_gram_pairs, (K + 1) // 2, bt, K, int(V), G)
+    for k in range(K):  # mirror, after every row is done (rows of other tasks are read)
+        G[k + 1:, k] = G[k, k + 1:]
 
 
 @njit(nogil=True, cache=True)
-def _gram_pairs(p_lo, p_hi, beta, K, V, G):
-    """Rows k and K-1-k of :func:`gram` for k = p_lo, ..., p_hi - 1 (a block of pairs)."""
+def _gram_pairs(p_lo, p_hi, bt, K, V, G):
+    """Rows k and K-1-k of :func:`gram`, from the diagonal on, for k = p_lo, ..., p_hi - 1 (a block of pairs)."""
     for k in range(p_lo, p_hi):
-        _gram_row(beta, k, K, V, G)
-        if K - 1 - k != k:
-            _gram_row(beta, K - 1 - k, K, V, G)
+        for j in range(k, K):
+            G[k, j] = 0.0
+        k2 = K - 1 - k
+        if k2 != k:
+            for j in range(k2, K):
+                G[k2, j] = 0.0
+    for lo in range(0, V, _WORD_BLOCK):
+        hi = min(lo + _WORD_BLOCK, V)
+        for k in range(p_lo, p_hi):
+            _gram_row_block(bt, k, K, lo, hi, G)
+            if K - 1 - k != k:
+                _gram_row_block(bt, K - 1 - k, K, lo, hi, G)
 
 
 @njit(cache=True)
-def _gram_row(beta, k, K, V, G):
-    """Row k of :func:`gram` from the diagonal on, mirrored into column k."""
-    bk = k * V
-    j = k
-    while j + 3 < K:
-        b0 = j * V
-        b1 = b0 + V
-        b2 = b1 + V
-        b3 = b2 + V
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        for i in range(V):
-            x = beta[bk + i]
-            s0 += x * beta[b0 + i]
-            s1 += x * beta[b1 + i]
-            s2 += x * beta[b2 + i]
-            s3 += x * beta[b3 + i]
-        G[k, j] = s0
-        G[j, k] = s0
-        G[k, j + 1] = s1
-        G[j + 1, k] = s1
-        G[k, j + 2] = s2
-        G[j + 2, k] = s2
-        G[k, j + 3] = s3
-        G[j + 3, k] = s3
-        j += 4
-    while j < K:
-        bj = j * V
-        s = 0.0
-        for i in range(V):
-            s += beta[bk + i] * beta[bj + i]
-        G[k, j] = s
-        G[j, k] = s
-        j += 1
+def _gram_row_block(bt, k, K, lo, hi, G):
+    """Adds the words lo, ..., hi - 1 to row k of :func:`gram` (entries j >= k), word by word in order."""
+    g = G[k, k:K]
+    n = K - k
+    for i in range(lo, hi):
+        r = bt[i, k:K]
+        x = r[0]
+        for j in range(n):
+            g[j] += x * r[j]
 
 
-def doc_projections(beta, K, V, indptr, indices, data, docs, B):
+def doc_projections(beta, K, V, indptr, indices, data, docs, B, beta_t=None):
     """B[s, k] = beta_k' v_{docs[s]} for the sparse rows of the batch (one document per task).
+
+    Each entry is the sum of v_di beta_ki over the document's stored entries in their order; all K entries of
+    a document are summed side by side from the topics by word (:func:`transpose_topics`; vector code over k).
 
     Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
     callable from Python, not from Numba code; writes ``B`` and returns nothing.
@@ -193,21 +237,27 @@ def doc_projections(beta, K, V, indptr, indices, data, docs, B):
         Corpus indices of the batch documents.
     B : ndarray of float64, shape (S, K)
         Output.
+    beta_t : ndarray of float64, shape (V, K), optional
+        :func:`transpose_topics` of this ``beta`` if the caller has it (it is not checked to match); computed
+        here if None.
     """
-    parallel_blocks(_doc_projection_rows, docs.shape[0], beta, K, V, indptr, indices, data, docs, B)
+    bt = _topics_by_word(beta, K, V, beta_t)
+    parallel_blocks(_doc_projection_rows, docs.shape[0], bt, int(K), indptr, indices, data, docs, B)
 
 
 @njit(nogil=True, cache=True)
-def _doc_projection_rows(s_lo, s_hi, beta, K, V, indptr, indices, data, docs, B):
+def _doc_projection_rows(s_lo, s_hi, bt, K, indptr, indices, data, docs, B):
     """Rows s_lo, ..., s_hi - 1 of :func:`doc_projections`."""
     for s in range(s_lo, s_hi):
         d = docs[s]
+        b = B[s]
         for k in range(K):
-            acc = 0.0
-            base = k * V
-            for p in range(indptr[d], indptr[d + 1]):
-                acc += data[p] * beta[base + indices[p]]
-            B[s, k] = acc
+            b[k] = 0.0
+        for p in range(indptr[d], indptr[d + 1]):
+            w = data[p]
+            r = bt[indices[p]]
+            for k in range(K):
+                b[k] += w * r[k]
 
 
 @njit(cache=True)
@@ -379,72 +429,37 @@ def lift_potential(y, c, b, G, kappa, K, grad, theta):
     return _lift(y, c, b, G, kappa, K, grad, theta, True)
 
 
-@njit(cache=True)
-def _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, theta, gcur, ucur):
-    """One geodesic Monte Carlo transition (Byrne & Girolami 2013; SGGMC's GMC) of y on S^{K-1} targeting
-    exp(-U) of :func:`lift_potential`: v ~ Lambda(y) N(0, I), ``n_leap`` leapfrog steps (half kick, geodesic
-    flow for eps, half kick), Metropolis-Hastings on H = U + v'v/2. Returns (1 if accepted else 0, U at the
-    chain's point after the transition).
-
-    ``ucur`` and ``gcur`` carry U and its gradient at the current y from one transition to the next (``ucur``
-    NaN: not known yet, computed here into ``gcur``): a transition starts where the last one ended, at its last
-    leapfrog point if accepted, at its start if not, so U and its gradient there are known. Inside a trajectory
-    U is summed only at the last leapfrog point (the Metropolis-Hastings test needs no other); every point's
-    gradient and the finiteness of its U are checked as before. The draws and the decisions are those of
-    computing U and its gradient afresh at every point (tests/naive_sam.py, bit for bit)."""
-    for i in range(K):
-        vp[i] = normal(key)
-        yp[i] = y[i]
-    project_tangent(yp, vp, K)
-    if np.isnan(ucur):
-        ucur = _lift(yp, c, b, G, kappa, K, gcur, theta, True)
-    u0 = ucur
-    if not np.isfinite(u0):
-        return 0, ucur
-    for i in range(K):
-        grad[i] = gcur[i]
-    h0 = u0
-    for i in range(K):
-        h0 += 0.5 * vp[i] * vp[i]
-    u = u0
-    for _l in range(n_leap):
-        for i in range(K):
-            vp[i] -= 0.5 * eps * grad[i]
-        project_tangent(yp, vp, K)
-        geodesic_flow(yp, vp, eps, K)
-        u = _lift(yp, c, b, G, kappa, K, grad, theta, _l == n_leap - 1)
-        if not np.isfinite(u):
-            return 0, ucur
-        for i in range(K):
-            vp[i] -= 0.5 * eps * grad[i]
-        project_tangent(yp, vp, K)
-    h1 = u
-    for i in range(K):
-        h1 += 0.5 * vp[i] * vp[i]
-    if not np.isfinite(h1):
-        return 0, ucur
-    if h1 <= h0 or uniform(key) < math.exp(h0 - h1):
-        for i in range(K):
-            y[i] = yp[i]
-            gcur[i] = grad[i]
-        return 1, u
-    return 0, ucur
-
-
 def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
-                 warm, theta_state, out, score, norm, acc, work, keys):
+                 warm, theta_state, out, score, norm, acc):
     """Draw ``n_samples`` theta's per batch document from pi(theta_d | beta, v_d) by GMC on the sphere lift,
-    one document per parallel task, with key ``key_from_stream(seed, it, docs[s])``.
+    each document with its own key ``key_from_stream(seed, it, docs[s])``.
 
     Chain start: SGGMC App. F.3's initialisation at the current beta (``warm`` = 0 or 2) or the document's
     last theta (``warm`` = 1, ``theta_state[docs[s]]``; the blocked Gibbs sampler). Between stored samples the
     chain makes ``n_steps`` GMC transitions (step ``eps``, ``n_leap`` leapfrog steps). Outputs per batch
     document s and sample n: ``out[s, n, :]`` theta, ``score[s, n]`` = v'vbar, ``norm[s, n]`` = ||beta theta||;
     ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
-    ``work`` is (S, >= 6K) scratch, ``keys`` (S, 2) uint64 scratch: no allocation in the loop.
+    Each thread's block allocates its scratch once per call (about 8 (K + 2) doubles per document): no
+    allocation in the loop.
+
+    One transition (geodesic Monte Carlo, Byrne & Girolami 2013; SGGMC's GMC) of y on S^{K-1} targeting
+    exp(-U) of :func:`lift_potential`: v ~ Lambda(y) N(0, I) (K normals from the document's key), ``n_leap``
+    leapfrog steps (half kick, geodesic flow for eps, half kick), Metropolis-Hastings on H = U + v'v/2 (one
+    uniform, drawn only when H grew). U and its gradient at the chain's point are carried from one transition
+    to the next (a transition starts where the last one ended: at its last leapfrog point if accepted, at its
+    start if not); inside a trajectory U is summed only at the last leapfrog point, the one the test reads,
+    while every point's gradient and the finiteness of its U are checked; a transition meeting a non-finite U
+    or H is rejected. The draws and decisions are those of computing U and its gradient afresh at every point
+    (tests/naive_sam.py, bit for bit).
+
+    The documents of a thread's block run in lockstep, as the lanes of vector loops: each K-vector is stored
+    by rows over the block's documents (padded to a multiple of 8 lanes with idle lanes that draw nothing and
+    write nothing out), so every sum over i = 0..K-1 keeps its order for each document (the same numbers as
+    one document at a time) while the work over documents is vector code.
 
     Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
-    callable from Python, not from Numba code; writes its outputs and returns nothing.
+    callable from Python, not from Numba code; writes its outputs and returns nothing. The results do not
+    depend on the thread count.
 
     Parameters
     ----------
@@ -488,57 +503,424 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
         Output: ||beta theta|| of each sample.
     acc : ndarray, shape (S,)
         Output: accepted transitions per document.
-    work : ndarray of float64, shape (S, >= 6 K)
-        Scratch.
-    keys : ndarray of uint64, shape (S, 2)
-        Scratch.
     """
     parallel_blocks(_sample_theta_docs, docs.shape[0], seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps,
-                    eps, n_leap, floor, warm, theta_state, out, score, norm, acc, work, keys)
+                    eps, n_leap, floor, warm, theta_state, out, score, norm, acc)
 
 
-@njit(nogil=True, cache=True)
-def _sample_theta_docs(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
-                       warm, theta_state, out, score, norm, acc, work, keys):
-    """The batch documents s_lo, ..., s_hi - 1 of :func:`sample_theta`."""
-    for s in range(s_lo, s_hi):
-        d = docs[s]
-        key = keys[s]
-        key_from_stream(seed, it, d, key)
-        w = work[s]
-        y = w[0:K]
-        yp = w[K:2 * K]
-        vp = w[2 * K:3 * K]
-        grad = w[3 * K:4 * K]
-        th = w[4 * K:5 * K]
-        gcur = w[5 * K:6 * K]
-        b = B[s]
-        if warm == 1:
-            for i in range(K):
-                th[i] = theta_state[d, i]
+# ---------------------------------------------------------------------------------------------
+# the theta sampler in lockstep: the documents of a block as vector lanes
+# ---------------------------------------------------------------------------------------------
+
+#: per-lane scalars of the lockstep sampler's scratch (after its 7 K-vectors)
+_N_LANE_SCALARS = 9
+
+#: lanes of the lockstep sampler are padded to a multiple of this (one AVX-512 register of doubles)
+_LANE_PAD = 8
+
+
+@njit(cache=True, error_model="numpy")
+def _project_lanes(X, Vv, K, nb, dot):
+    """:func:`~scalable_bayes.manifolds.sphere.project_tangent` of every lane s (x = X[:, s] unit,
+    v = Vv[:, s]): v <- v - (x'v) x, the dot product summed over i = 0..K-1 in order."""
+    for s in range(nb):
+        dot[s] = 0.0
+    for i in range(K):
+        xr = X[i]
+        vr = Vv[i]
+        for s in range(nb):
+            dot[s] += xr[s] * vr[s]
+    for i in range(K):
+        xr = X[i]
+        vr = Vv[i]
+        for s in range(nb):
+            vr[s] -= dot[s] * xr[s]
+
+
+@njit(cache=True, error_model="numpy")
+def _flow_lanes(X, Vv, t, K, nb, aa, cs, soa, asn, fl):
+    """:func:`~scalable_bayes.manifolds.sphere.geodesic_flow` (one sphere of dimension K per lane) for time t,
+    every lane's numbers those of the one-block kernel: fl[s] = 1 moved, 0 at rest (|v| = 0), 2 NaN velocity
+    (position set to NaN, velocity kept), 3 position not normalisable after the move (NaN)."""
+    for s in range(nb):
+        aa[s] = 0.0
+    for i in range(K):
+        vr = Vv[i]
+        for s in range(nb):
+            aa[s] += vr[s] * vr[s]
+    for s in range(nb):
+        a = np.sqrt(aa[s])
+        if not (a < np.inf):
+            fl[s] = 2.0
+        elif a > 0.0:
+            at = a * t
+            c = np.cos(at)
+            sn = np.sin(at)
+            cs[s] = c
+            soa[s] = sn / a
+            asn[s] = a * sn
+            fl[s] = 1.0
         else:
-            theta_init(b, Ginv, K, floor, th)
+            fl[s] = 0.0
+    for i in range(K):
+        xr = X[i]
+        vr = Vv[i]
+        for s in range(nb):
+            xj = xr[s]
+            vj = vr[s]
+            f = fl[s]
+            if f == 1.0:
+                xr[s] = xj * cs[s] + vj * soa[s]
+                vr[s] = vj * cs[s] - xj * asn[s]
+            elif f == 2.0:
+                xr[s] = np.nan
+    for s in range(nb):
+        aa[s] = 0.0
+    for i in range(K):
+        xr = X[i]
+        for s in range(nb):
+            aa[s] += xr[s] * xr[s]
+    for s in range(nb):
+        if fl[s] != 2.0:
+            nrm = aa[s]
+            if not (nrm > 0.0) or not (nrm < np.inf):
+                fl[s] = 3.0
+            else:
+                cs[s] = 1.0 / np.sqrt(nrm)
+        aa[s] = 0.0
+    for i in range(K):
+        xr = X[i]
+        vr = Vv[i]
+        for s in range(nb):
+            f = fl[s]
+            if f == 3.0:
+                xr[s] = np.nan
+            elif f != 2.0:
+                x = xr[s] * cs[s]
+                xr[s] = x
+                aa[s] += x * vr[s]
+    for i in range(K):
+        xr = X[i]
+        vr = Vv[i]
+        for s in range(nb):
+            if fl[s] < 2.0:
+                vr[s] -= aa[s] * xr[s]
+
+
+@njit(cache=True, error_model="numpy")
+def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
+    """:func:`_lift` of every lane (y = Y[:, s], b = BT[:, s]): U[s] its return value, GR[:, s] the gradient
+    (unspecified where U[s] is not finite), each lane's numbers those of the one-document kernel (G theta
+    summed over j = 0..K-1 in order, the sums over i in order). st, q, lin, mode: per-lane scratch."""
+    for s in range(nb):
+        U[s] = 0.0
+        st[s] = 0.0
+    for i in range(K):
+        ci = c[i]
+        yr = Y[i]
+        tr = TH[i]
+        gr = GR[i]
+        for s in range(nb):
+            yi = yr[s]
+            tr[s] = yi * yi
+            gr[s] = 0.0
+        if ci != 0.0:
+            for s in range(nb):
+                if st[s] == 0.0:
+                    yi = yr[s]
+                    if yi == 0.0:
+                        U[s] = np.inf if ci > 0.0 else -np.inf
+                        st[s] = 1.0
+                    elif want_u:
+                        U[s] -= ci * math.log(abs(yi))
+                    elif not np.isfinite(yi):
+                        U[s] = np.nan
+                        st[s] = 1.0
+    for i in range(K):
+        gr = GR[i]
+        for j in range(K):
+            gji = G[j, i]
+            tr = TH[j]
+            for s in range(nb):
+                gr[s] += gji * tr[s]
+    for s in range(nb):
+        q[s] = 0.0
+        lin[s] = 0.0
+    for i in range(K):
+        tr = TH[i]
+        br = BT[i]
+        gr = GR[i]
+        for s in range(nb):
+            lin[s] += tr[s] * br[s]
+            q[s] += tr[s] * gr[s]
+    for s in range(nb):
+        if st[s] != 0.0:
+            continue
+        qs = q[s]
+        nrm = math.sqrt(qs) if qs > 0.0 else 0.0
+        if nrm < TINY_NORM or kappa == 0.0:
+            mode[s] = 1.0
+            continue
+        mode[s] = 0.0
+        f = lin[s] / nrm
+        if want_u:
+            U[s] -= kappa * f
+        elif not np.isfinite(kappa * f):
+            U[s] = np.nan
+            st[s] = 1.0
+        inv = 1.0 / nrm
+        q[s] = inv
+        lin[s] = lin[s] * inv * inv * inv
+    for i in range(K):
+        ci = c[i]
+        yr = Y[i]
+        br = BT[i]
+        gr = GR[i]
+        for s in range(nb):
+            y = yr[s]
+            if mode[s] == 1.0:
+                g = -ci / y if ci != 0.0 else 0.0
+            else:
+                dfdth = br[s] * q[s] - lin[s] * gr[s]
+                g = -2.0 * kappa * y * dfdth
+                if ci != 0.0:
+                    g -= ci / y
+            gr[s] = g
+
+
+@njit(cache=True, error_model="numpy")
+def _gmc_lanes(Y, YP, VP, GR, TH, GC, BT, UC, U, H0, AL, T1, T2, T3, T4, T5, c, G, kappa, K, nb, nl, eps, n_leap,
+               keys, s0, acc):
+    """One GMC transition of every lane (:func:`sample_theta` describes one), each lane's draws, decisions
+    and numbers those of a transition of that document on its own (lane s: chain point Y[:, s], gradient
+    GC[:, s] and U = UC[s] carried between transitions, key ``keys[s]``, accepted transitions added to
+    ``acc[s0 + s]``). Lanes nb, ..., nl - 1 are idle padding: computed like the others from velocity 0, they
+    draw nothing and are never tested. A lane whose one-document transition would have ended early (U or H
+    not finite) is marked in AL and computed on to the end of the trajectory with its results discarded: it
+    draws nothing more and changes nothing."""
+    for s in range(nb):
+        key = keys[s]
         for i in range(K):
-            y[i] = math.sqrt(th[i])
-        na = 0
-        ucur = np.nan  # U at y: computed by the first transition
-        for n in range(n_samples):
-            for _t in range(n_steps):
-                a, ucur = _gmc_lift_step(y, c, b, G, kappa, K, eps, n_leap, key, yp, vp, grad, th, gcur, ucur)
-                na += a
-            tot = 0.0
+            VP[i, s] = normal(key)
+    for i in range(K):
+        for s in range(nb, nl):
+            VP[i, s] = 0.0
+    for i in range(K):
+        yr = Y[i]
+        ypr = YP[i]
+        for s in range(nl):
+            ypr[s] = yr[s]
+    _project_lanes(YP, VP, K, nl, T1)
+    need = False
+    for s in range(nl):
+        if np.isnan(UC[s]):
+            need = True
+    if need:  # U and its gradient at the chain's point, for the lanes that do not carry them yet
+        _lift_lanes(YP, c, BT, G, kappa, K, nl, GR, TH, True, U, T1, T2, T3, T4)
+        for s in range(nl):
+            if np.isnan(UC[s]):
+                UC[s] = U[s]
+                for i in range(K):
+                    GC[i, s] = GR[i, s]
+    for s in range(nl):
+        u0 = UC[s]
+        AL[s] = 1.0 if np.isfinite(u0) else 0.0
+        H0[s] = u0
+        U[s] = u0
+    for i in range(K):
+        gcr = GC[i]
+        gr = GR[i]
+        vr = VP[i]
+        for s in range(nl):
+            gr[s] = gcr[s]
+            H0[s] += 0.5 * vr[s] * vr[s]
+    he = 0.5 * eps
+    for _l in range(n_leap):
+        for i in range(K):
+            vr = VP[i]
+            gr = GR[i]
+            for s in range(nl):
+                vr[s] -= he * gr[s]
+        _project_lanes(YP, VP, K, nl, T1)
+        _flow_lanes(YP, VP, eps, K, nl, T1, T2, T3, T4, T5)
+        _lift_lanes(YP, c, BT, G, kappa, K, nl, GR, TH, _l == n_leap - 1, U, T1, T2, T3, T4)
+        for s in range(nl):
+            if not np.isfinite(U[s]):
+                AL[s] = 0.0
+        for i in range(K):
+            vr = VP[i]
+            gr = GR[i]
+            for s in range(nl):
+                vr[s] -= he * gr[s]
+        _project_lanes(YP, VP, K, nl, T1)
+    for s in range(nl):
+        T1[s] = U[s]
+    for i in range(K):
+        vr = VP[i]
+        for s in range(nl):
+            T1[s] += 0.5 * vr[s] * vr[s]
+    for s in range(nb):
+        if AL[s] == 0.0:
+            continue
+        h1 = T1[s]
+        if not np.isfinite(h1):
+            continue
+        h0 = H0[s]
+        if h1 <= h0 or uniform(keys[s]) < math.exp(h0 - h1):
             for i in range(K):
-                out[s, n, i] = y[i] * y[i]
-                tot += out[s, n, i]
+                Y[i, s] = YP[i, s]
+                GC[i, s] = GR[i, s]
+            UC[s] = U[s]
+            acc[s0 + s] += 1
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _sample_theta_docs(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
+                       warm, theta_state, out, score, norm, acc):
+    """The batch documents s_lo, ..., s_hi - 1 of :func:`sample_theta`, in lockstep: the block's documents are
+    the lanes of every loop (K-vectors stored by rows, ``X[i, s]``; lanes nb..nl-1 pad the rows to a multiple
+    of 8 and stay idle), so each sum over i stays in its order for every document while the loops over
+    documents run as vector code."""
+    nb = s_hi - s_lo
+    if nb <= 0:
+        return
+    nl = (nb + _LANE_PAD - 1) // _LANE_PAD * _LANE_PAD
+    kn = K * nl
+    flat = np.zeros(7 * kn + _N_LANE_SCALARS * nl)
+    keys = np.zeros((nb, 2), np.uint64)
+    Y = flat[0:kn].reshape((K, nl))
+    YP = flat[kn:2 * kn].reshape((K, nl))
+    VP = flat[2 * kn:3 * kn].reshape((K, nl))
+    GR = flat[3 * kn:4 * kn].reshape((K, nl))
+    TH = flat[4 * kn:5 * kn].reshape((K, nl))
+    GC = flat[5 * kn:6 * kn].reshape((K, nl))
+    BT = flat[6 * kn:7 * kn].reshape((K, nl))
+    sc = flat[7 * kn:7 * kn + _N_LANE_SCALARS * nl]
+    UC = sc[0:nl]
+    U = sc[nl:2 * nl]
+    H0 = sc[2 * nl:3 * nl]
+    AL = sc[3 * nl:4 * nl]
+    T1 = sc[4 * nl:5 * nl]
+    T2 = sc[5 * nl:6 * nl]
+    T3 = sc[6 * nl:7 * nl]
+    T4 = sc[7 * nl:8 * nl]
+    T5 = sc[8 * nl:9 * nl]
+    for s in range(nl):
+        UC[s] = np.nan  # U at the chain's point: computed by the first transition
+    for s in range(nb):
+        key_from_stream(seed, it, docs[s_lo + s], keys[s])
+        acc[s_lo + s] = 0
+        for i in range(K):
+            BT[i, s] = B[s_lo + s, i]
+    # idle lanes (b = 0): theta uniform, at rest (no velocity is drawn for them), U finite
+    if warm == 1:
+        for s in range(nb):
+            d = docs[s_lo + s]
             for i in range(K):
-                out[s, n, i] /= tot
-            f, nr = vbar_score(out[s, n], b, G, K)
-            score[s, n] = f
-            norm[s, n] = nr
-        acc[s] = na
-        if warm >= 1:
+                TH[i, s] = theta_state[d, i]
+        for s in range(nb, nl):
             for i in range(K):
-                theta_state[d, i] = out[s, n_samples - 1, i]
+                TH[i, s] = 1.0 / K
+    else:
+        _theta_init_lanes(BT, Ginv, K, nl, floor, TH, T1, T2)
+    for i in range(K):
+        yr = Y[i]
+        tr = TH[i]
+        for s in range(nl):
+            yr[s] = math.sqrt(tr[s])
+    for n in range(n_samples):
+        for _t in range(n_steps):
+            _gmc_lanes(Y, YP, VP, GR, TH, GC, BT, UC, U, H0, AL, T1, T2, T3, T4, T5, c, G, kappa, K, nb, nl, eps,
+                       n_leap, keys, s_lo, acc)
+        for s in range(nl):
+            T1[s] = 0.0
+        for i in range(K):
+            yr = Y[i]
+            tr = TH[i]
+            for s in range(nl):
+                t = yr[s] * yr[s]
+                tr[s] = t
+                T1[s] += t
+        for i in range(K):
+            tr = TH[i]
+            for s in range(nl):
+                tr[s] /= T1[s]
+        for s in range(nb):
+            for i in range(K):
+                out[s_lo + s, n, i] = TH[i, s]
+        _vbar_score_lanes(TH, BT, G, K, nl, T1, T2, T3)
+        for s in range(nb):
+            score[s_lo + s, n] = T1[s]
+            norm[s_lo + s, n] = T2[s]
+    if warm >= 1:
+        for s in range(nb):
+            d = docs[s_lo + s]
+            for i in range(K):
+                theta_state[d, i] = out[s_lo + s, n_samples - 1, i]
+
+
+@njit(cache=True, error_model="numpy")
+def _theta_init_lanes(BT, Ginv, K, nb, floor, TH, tot, acc):
+    """:func:`theta_init` of every lane (b = BT[:, s]) into TH[:, s], the same numbers."""
+    for s in range(nb):
+        tot[s] = 0.0
+    for i in range(K):
+        for s in range(nb):
+            acc[s] = 0.0
+        for j in range(K):
+            g = Ginv[i, j]
+            br = BT[j]
+            for s in range(nb):
+                acc[s] += g * br[s]
+        tr = TH[i]
+        for s in range(nb):
+            tr[s] = acc[s]
+            tot[s] += acc[s]
+    for s in range(nb):
+        ts = tot[s]
+        if not (ts > 0.0) or not np.isfinite(ts):
+            for i in range(K):
+                TH[i, s] = 1.0 / K
+            continue
+        tot2 = 0.0
+        for i in range(K):
+            t = TH[i, s] / ts
+            if not (t > floor):
+                t = floor
+            TH[i, s] = t
+            tot2 += t
+        for i in range(K):
+            TH[i, s] /= tot2
+
+
+@njit(cache=True, error_model="numpy")
+def _vbar_score_lanes(TH, BT, G, K, nb, score, nrm_out, gi):
+    """:func:`vbar_score` of every lane (theta = TH[:, s], b = BT[:, s]): score[s], nrm_out[s], the same
+    numbers (G theta by rows of G, each entry summed over j in order)."""
+    for s in range(nb):
+        score[s] = 0.0  # lin
+        nrm_out[s] = 0.0  # q
+    for i in range(K):
+        tr = TH[i]
+        br = BT[i]
+        for s in range(nb):
+            score[s] += tr[s] * br[s]
+            gi[s] = 0.0
+        for j in range(K):
+            g = G[i, j]
+            tj = TH[j]
+            for s in range(nb):
+                gi[s] += g * tj[s]
+        for s in range(nb):
+            nrm_out[s] += tr[s] * gi[s]
+    for s in range(nb):
+        q = nrm_out[s]
+        nrm = math.sqrt(q) if q > 0.0 else 0.0
+        nrm_out[s] = nrm
+        if nrm < TINY_NORM:
+            score[s] = 0.0
+        else:
+            score[s] = score[s] / nrm
 
 
 def stored_scores(thetas, B, G, K, score, norm):
