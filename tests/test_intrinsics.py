@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from scalable_bayes.intrinsics import column_count_le8, dense_prefix8, dense_row8, dot8, dot8x4, fma
+from scalable_bayes.intrinsics import column_count_le8, dense_prefix8, dense_row8, dot8, dot8x4, fma, matvec_lanes8x4
 
 
 def fma_twin(a, b, c):
@@ -153,3 +153,47 @@ def test_column_count_le8_counts_one_column(fdt):
     one = np.full(8, np.float32(1.0), np.float32)
     assert _count(one, 0, 1, 1, 1.0 - 1e-12, 3) == 0
     assert _count(one, 0, 1, 1, 1.0, 3) == 1
+
+
+@njit
+def _matvec(a, b, out, i0, nrows, s0, j0, n, add):
+    matvec_lanes8x4(a, b, out, i0, nrows, s0, j0, n, add)
+
+
+def _matvec_twin(a, b, out, i0, nrows, s0, j0, n, add):
+    """The scalar loop matvec_lanes8x4 documents, in Python floats (every product and sum rounded)."""
+    res = out.copy()
+    for r in range(nrows):
+        for q in range(8):
+            acc = float(out[i0 + r, s0 + q]) if add else 0.0
+            for j in range(j0, j0 + n):
+                acc += float(a[j, i0 + r]) * float(b[j, s0 + q])
+            res[i0 + r, s0 + q] = acc
+    return res
+
+
+@pytest.mark.parametrize("nrows", [1, 2, 3, 4])
+@pytest.mark.parametrize("add", [False, True])
+def test_matvec_lanes8x4_follows_its_documented_order(nrows, add):
+    """Bit for bit the scalar loop (sums in the order of j, from 0 or from the entry), only the named block
+    written; the values span many magnitudes so that another order or a fused multiply-add would differ."""
+    rng = np.random.default_rng(nrows + 10 * add)
+    n_rows, n_cols, K = 37, 24, 11
+    a = rng.standard_normal((n_rows, K)) * 10.0 ** rng.integers(-8, 8, (n_rows, K))
+    b = rng.standard_normal((n_rows, n_cols)) * 10.0 ** rng.integers(-8, 8, (n_rows, n_cols))
+    for i0, s0, j0, n in [(0, 0, 0, n_rows), (K - nrows, 16, 5, 20), (3, 8, 36, 1), (2, 0, 4, 0)]:
+        out = rng.standard_normal((K + 2, n_cols))
+        want = _matvec_twin(a, b, out, i0, nrows, s0, j0, n, add)
+        _matvec(a, b, out, i0, nrows, s0, j0, n, add)
+        np.testing.assert_array_equal(out, want)
+    # the order matters on these numbers: the sum backwards differs somewhere
+    out0 = np.zeros((K + 2, n_cols))
+    fwd = _matvec_twin(a, b, out0, 0, nrows, 0, 0, n_rows, False)
+    back = out0.copy()
+    for r in range(nrows):
+        for q in range(8):
+            acc = 0.0
+            for j in reversed(range(n_rows)):
+                acc += float(a[j, r]) * float(b[j, q])
+            back[r, q] = acc
+    assert not np.array_equal(fwd, back)

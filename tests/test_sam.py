@@ -293,8 +293,8 @@ def test_lane_kernels_equal_the_one_document_kernels_at_the_edges():
     b = A @ _unit(rng.standard_normal(11))
     ys = [_unit(rng.standard_normal(K)), np.array([0.0, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, 0.0, 0.8, 0.0, 0.0]),
           np.array([np.nan, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, np.inf, 0.8, 0.0, 0.0]),
-          _unit(rng.standard_normal(K)), np.array([0.6, -0.0, 0.8, 0.0, 0.0])]
-    n = len(ys)
+          _unit(rng.standard_normal(K)), np.array([0.6, -0.0, 0.8, 0.0, 0.0]), _unit(rng.standard_normal(K))]
+    n = len(ys)  # 8: G theta runs over blocks of eight lanes
     for c in (M.lift_exponents(np.array([2.0, 0.5, 1.0, 3.0, 0.7]), K), np.array([0.0, -0.5, 0.0, 1.0, 0.0]),
               np.zeros(K)):
         for kappa in (9.0, 0.0):

@@ -54,6 +54,7 @@ import numpy as np
 from numba import njit
 
 from ..distributions.vmf import sample_vmf
+from ..intrinsics import matvec_lanes8x4
 from ..rng import gamma, key_from_stream, normal, uniform
 from ..utils import parallel_blocks
 
@@ -504,6 +505,7 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     acc : ndarray, shape (S,)
         Output: accepted transitions per document.
     """
+    G = np.ascontiguousarray(G, dtype=np.float64)
     parallel_blocks(_sample_theta_docs, docs.shape[0], seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps,
                     eps, n_leap, floor, warm, theta_state, out, score, norm, acc)
 
@@ -607,6 +609,21 @@ def _flow_lanes(X, Vv, t, K, nb, aa, cs, soa, asn, fl):
                 vr[s] -= aa[s] * xr[s]
 
 
+@njit(cache=True)
+def _g_theta_lanes(G, TH, GR, K, nl):
+    """GR[i, s] = (G theta_s)_i = sum_j G[j, i] TH[j, s], each entry summed over j = 0..K-1 in order (G
+    symmetric: the numbers of a dot product with row i), eight lanes and four rows at a time with the sums
+    in registers (:func:`scalable_bayes.intrinsics.matvec_lanes8x4`); ``nl`` a multiple of 8, G (K, K), TH and GR
+    (K, nl), all C-contiguous."""
+    if nl % 8 != 0 or TH.shape[1] != nl or GR.shape[1] != nl or TH.shape[0] < K or GR.shape[0] < K or \
+            G.shape[0] < K or G.shape[1] < K:
+        raise ValueError("_g_theta_lanes: lanes not a multiple of 8 or arrays too small")
+    for i0 in range(0, K, 4):
+        nr = min(4, K - i0)
+        for s0 in range(0, nl, 8):
+            matvec_lanes8x4(G, TH, GR, i0, nr, s0, 0, K, False)
+
+
 @njit(cache=True, error_model="numpy")
 def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
     """:func:`_lift` of every lane (y = Y[:, s], b = BT[:, s]): U[s] its return value, GR[:, s] the gradient
@@ -619,11 +636,9 @@ def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
         ci = c[i]
         yr = Y[i]
         tr = TH[i]
-        gr = GR[i]
         for s in range(nb):
             yi = yr[s]
             tr[s] = yi * yi
-            gr[s] = 0.0
         if ci != 0.0:
             for s in range(nb):
                 if st[s] == 0.0:
@@ -636,13 +651,7 @@ def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
                     elif not np.isfinite(yi):
                         U[s] = np.nan
                         st[s] = 1.0
-    for i in range(K):
-        gr = GR[i]
-        for j in range(K):
-            gji = G[j, i]
-            tr = TH[j]
-            for s in range(nb):
-                gr[s] += gji * tr[s]
+    _g_theta_lanes(G, TH, GR, K, nb)
     for s in range(nb):
         q[s] = 0.0
         lin[s] = 0.0
@@ -848,7 +857,7 @@ def _sample_theta_docs(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_sa
         for s in range(nb):
             for i in range(K):
                 out[s_lo + s, n, i] = TH[i, s]
-        _vbar_score_lanes(TH, BT, G, K, nl, T1, T2, T3)
+        _vbar_score_lanes(TH, BT, G, K, nl, T1, T2, GR)
         for s in range(nb):
             score[s_lo + s, n] = T1[s]
             norm[s_lo + s, n] = T2[s]
@@ -894,25 +903,20 @@ def _theta_init_lanes(BT, Ginv, K, nb, floor, TH, tot, acc):
 
 
 @njit(cache=True, error_model="numpy")
-def _vbar_score_lanes(TH, BT, G, K, nb, score, nrm_out, gi):
+def _vbar_score_lanes(TH, BT, G, K, nb, score, nrm_out, GI):
     """:func:`vbar_score` of every lane (theta = TH[:, s], b = BT[:, s]): score[s], nrm_out[s], the same
-    numbers (G theta by rows of G, each entry summed over j in order)."""
+    numbers (G theta with each entry summed over j in order, G exactly symmetric; ``GI`` (K, nb) scratch)."""
+    _g_theta_lanes(G, TH, GI, K, nb)
     for s in range(nb):
         score[s] = 0.0  # lin
         nrm_out[s] = 0.0  # q
     for i in range(K):
         tr = TH[i]
         br = BT[i]
+        gr = GI[i]
         for s in range(nb):
             score[s] += tr[s] * br[s]
-            gi[s] = 0.0
-        for j in range(K):
-            g = G[i, j]
-            tj = TH[j]
-            for s in range(nb):
-                gi[s] += g * tj[s]
-        for s in range(nb):
-            nrm_out[s] += tr[s] * gi[s]
+            nrm_out[s] += tr[s] * gr[s]
     for s in range(nb):
         q = nrm_out[s]
         nrm = math.sqrt(q) if q > 0.0 else 0.0
