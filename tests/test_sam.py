@@ -209,23 +209,32 @@ def test_lift_potential_gradient():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("K", [1, 4, 7, 9])
-def test_gram_equals_its_twin_exactly_and_is_symmetric(K):
-    """The triangle of four-at-a-time sums, mirrored, gives every entry's plain dot product (K = 7, 9: blocks of
-    four and a remainder; K odd: the middle row of the paired tasks)."""
+@pytest.mark.parametrize("K, V, threads", [(1, 37, 1), (4, 37, 1), (7, 37, 2), (9, 37, 1), (13, 1100, 2),
+                                             (20, 600, 1)])
+def test_gram_equals_its_twin_exactly_and_is_symmetric(K, V, threads):
+    """Blocks of four rows by eight columns summed down blocks of words and continued from block to block, the
+    triangle mirrored, give every entry's plain dot product (K = 7, 9, 13: a last group of fewer than four rows;
+    K not a multiple of 8: padded columns; V = 600, 1100: two and three blocks of words; two threads: the
+    paired row groups)."""
+    from scalable_bayes.utils import numba_threads
+
     rng = np.random.default_rng(K)
-    V = 37
-    beta = rng.standard_normal(K * V)
+    beta = rng.standard_normal(K * V) * 10.0 ** rng.integers(-4, 4, K * V)
     G = np.full((K, K), np.nan)
-    M.gram(beta, K, V, G)
+    with numba_threads(threads):
+        M.gram(beta, K, V, G)
     np.testing.assert_array_equal(G, naive.gram(beta, K, V))
     np.testing.assert_array_equal(G, G.T)
 
 
-def test_grad_documents_equals_its_twin_exactly():
-    """Word blocks (V above one block), the mirrored K x K matrix and a sample below TINY_NORM (dropped)."""
+@pytest.mark.parametrize("K, threads", [(5, 1), (10, 2)])
+def test_grad_documents_equals_its_twin_exactly(K, threads):
+    """Word blocks (V above one block, V not a multiple of 8: the last words one by one), groups of four topics
+    and a smaller last one, the mirrored K x K matrix and a sample below TINY_NORM (dropped)."""
+    from scalable_bayes.utils import numba_threads
+
     rng = np.random.default_rng(4)
-    K, V, D, N = 5, 1300, 9, 3
+    V, D, N = 1300, 9, 3
     beta = _unit(rng.standard_normal((K, V))).ravel().copy()
     X = sp.csr_matrix(_unit(rng.standard_normal((D, V)) * (rng.random((D, V)) < 0.05) + 0.01))
     ip, ix, dt = X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
@@ -234,7 +243,8 @@ def test_grad_documents_equals_its_twin_exactly():
     score, norm = rng.random((docs.size, N)), rng.random((docs.size, N)) + 0.1
     norm[1, 2] = 0.0
     grad = np.full(K * V, np.nan)
-    M.grad_documents(beta, K, V, ip, ix, dt, docs, thetas, score, norm, 123.0, grad)
+    with numba_threads(threads):
+        M.grad_documents(beta, K, V, ip, ix, dt, docs, thetas, score, norm, 123.0, grad)
     np.testing.assert_array_equal(grad, naive.grad_documents(beta, K, V, ip, ix, dt, docs, thetas, score, norm, 123.0))
 
 

@@ -660,9 +660,8 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
     def _summaries(self, beta, docs, B):
         K, V = self._cfg["K"], self.n_features_in_
         bt = self.__dict__.get("_beta_t")
-        if bt is None or bt.shape != (V, K):
-            bt = self._beta_t = np.empty((V, K))
-        M.transpose_topics(beta, K, V, bt)
+        bt = self._beta_t = M.transpose_topics(beta, K, V, bt if bt is not None and bt.shape == (V, (K + 7) // 8 * 8)
+                                               else None)
         M.gram(beta, K, V, self._G, bt)
         ip, ix, dt = self._csr
         M.doc_projections(beta, K, V, ip, ix, dt, docs, B, bt)

@@ -99,9 +99,15 @@ def lift_exponents(alpha, K: int, jacobian: bool = True) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
+def _k8(K) -> int:
+    """K rounded up to a multiple of 8 (the column count of the topics by word)."""
+    return (int(K) + 7) // 8 * 8
+
+
 def transpose_topics(beta, K, V, beta_t=None):
-    """beta_t[i, k] = beta_k[i]: the topics by word, (V, K) C-contiguous, the layout :func:`gram` and
-    :func:`doc_projections` read (a word's K entries side by side: vector code over topics).
+    """beta_t[i, k] = beta_k[i]: the topics by word, (V, K8) C-contiguous with K8 = K rounded up to a multiple of
+    8 and the columns K, ..., K8 - 1 zero: the layout :func:`gram` and :func:`doc_projections` read (a word's
+    entries side by side: vector code over topics, eight at a time).
 
     Parameters
     ----------
@@ -111,20 +117,21 @@ def transpose_topics(beta, K, V, beta_t=None):
         Number of topics.
     V : int
         Vocabulary size.
-    beta_t : ndarray of float64, shape (V, K), optional
+    beta_t : ndarray of float64, shape (V, K8), optional
         Output buffer (C-contiguous); a new array if None.
 
     Returns
     -------
-    ndarray of float64, shape (V, K)
+    ndarray of float64, shape (V, K8)
         ``beta_t``.
     """
     K, V = int(K), int(V)
+    K8 = _k8(K)
     if beta_t is None:
-        beta_t = np.empty((V, K))
-    elif beta_t.shape != (V, K) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
-        raise ValueError(f"transpose_topics: beta_t must be a C-contiguous float64 array of shape ({V}, {K}), "
-                         f"got {beta_t.dtype} {beta_t.shape}")
+        beta_t = np.empty((V, K8))
+    elif beta_t.shape != (V, K8) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
+        raise ValueError(f"transpose_topics: beta_t must be a C-contiguous float64 array of shape ({V}, {K8}) "
+                         f"(K = {K} rounded up to a multiple of 8), got {beta_t.dtype} {beta_t.shape}")
     parallel_blocks(_transpose_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, beta, K, V, beta_t)
     return beta_t
 
@@ -132,6 +139,7 @@ def transpose_topics(beta, K, V, beta_t=None):
 @njit(nogil=True, cache=True)
 def _transpose_word_blocks(b_lo, b_hi, beta, K, V, beta_t):
     """Words of the blocks b_lo, ..., b_hi - 1 of :func:`transpose_topics`."""
+    K8 = beta_t.shape[1]
     for ib in range(b_lo, b_hi):
         lo = ib * _WORD_BLOCK
         hi = min(lo + _WORD_BLOCK, V)
@@ -139,13 +147,17 @@ def _transpose_word_blocks(b_lo, b_hi, beta, K, V, beta_t):
             src = beta[k * V + lo:k * V + hi]
             for i in range(hi - lo):
                 beta_t[lo + i, k] = src[i]
+        for i in range(lo, hi):
+            for k in range(K, K8):
+                beta_t[i, k] = 0.0
 
 
 def _topics_by_word(beta, K, V, beta_t):
     if beta_t is None:
         return transpose_topics(beta, K, V)
-    if beta_t.shape != (int(V), int(K)) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
-        raise ValueError(f"beta_t must be the topics by word, a C-contiguous float64 array of shape ({V}, {K}) "
+    K8 = _k8(K)
+    if beta_t.shape != (int(V), K8) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
+        raise ValueError(f"beta_t must be the topics by word, a C-contiguous float64 array of shape ({V}, {K8}) "
                          f"(transpose_topics), got {beta_t.dtype} {beta_t.shape}")
     return beta_t
 
@@ -154,12 +166,13 @@ def gram(beta, K, V, G, beta_t=None):
     """G[k, j] = beta_k' beta_j (K x K, 2-D), exactly symmetric.
 
     Each entry is the sum of beta_ki beta_ji in the order i = 0, ..., V-1 (the plain dot product's order). The
-    upper triangle is computed from the topics by word (:func:`transpose_topics`): for each word i, row k adds
-    beta_ki beta_ji to its entries j >= k side by side (vector code over j; each entry still adds its terms in
-    the order of i), words taken in blocks that stay in cache; then mirrored (beta_ki beta_ji = beta_ji beta_ki
-    exactly, so the mirror is the value a full computation gives). One parallel task computes rows k and
-    K-1-k (equal work per task). The theta sampler relies on the exact symmetry (it reads G by rows for
-    G theta).
+    upper triangle is computed from the topics by word (:func:`transpose_topics`) in blocks of four rows by
+    eight columns whose sums stay in registers while they run down a block of words
+    (:func:`scalable_bayes.intrinsics.matvec_lanes8x4`; each entry still adds its terms in the order of i,
+    continued from one block of words to the next, the blocks small enough to stay in cache); then mirrored
+    (beta_ki beta_ji = beta_ji beta_ki exactly, so the mirror is the value a full computation gives). One
+    parallel task computes row groups g and G-1-g (about equal work per task). The theta sampler relies on the
+    exact symmetry (it reads G by columns for G theta).
 
     Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
     callable from Python, not from Numba code; writes ``G`` and returns nothing.
@@ -174,45 +187,50 @@ def gram(beta, K, V, G, beta_t=None):
         Vocabulary size.
     G : ndarray of float64, shape (K, K)
         Output.
-    beta_t : ndarray of float64, shape (V, K), optional
+    beta_t : ndarray of float64, shape (V, K8), optional
         :func:`transpose_topics` of this ``beta`` if the caller has it (it is not checked to match); computed
         here if None.
     """
     bt = _topics_by_word(beta, K, V, beta_t)
     K = int(K)
-    parallel_blocks(_gram_pairs, (K + 1) // 2, bt, K, int(V), G)
-    for k in range(K):  # mirror, after every row is done (rows of other tasks are read)
-        G[k + 1:, k] = G[k, k + 1:]
+    K8 = _k8(K)
+    Gp = np.zeros((K8, K8))
+    n_groups = (K + 3) // 4
+    parallel_blocks(_gram_group_pairs, (n_groups + 1) // 2, bt, K, int(V), Gp)
+    _gram_mirror(Gp, K, G)
 
 
 @njit(nogil=True, cache=True)
-def _gram_pairs(p_lo, p_hi, bt, K, V, G):
-    """Rows k and K-1-k of :func:`gram`, from the diagonal on, for k = p_lo, ..., p_hi - 1 (a block of pairs)."""
-    for k in range(p_lo, p_hi):
-        for j in range(k, K):
-            G[k, j] = 0.0
-        k2 = K - 1 - k
-        if k2 != k:
-            for j in range(k2, K):
-                G[k2, j] = 0.0
+def _gram_group_pairs(p_lo, p_hi, bt, K, V, Gp):
+    """Row groups g and n_groups-1-g (four rows each) of :func:`gram`'s upper triangle into the padded ``Gp``,
+    g = p_lo, ..., p_hi - 1, block of words by block of words."""
+    n_groups = (K + 3) // 4
     for lo in range(0, V, _WORD_BLOCK):
-        hi = min(lo + _WORD_BLOCK, V)
-        for k in range(p_lo, p_hi):
-            _gram_row_block(bt, k, K, lo, hi, G)
-            if K - 1 - k != k:
-                _gram_row_block(bt, K - 1 - k, K, lo, hi, G)
+        n = min(_WORD_BLOCK, V - lo)
+        for p in range(p_lo, p_hi):
+            _gram_group(bt, K, p, lo, n, Gp)
+            if n_groups - 1 - p != p:
+                _gram_group(bt, K, n_groups - 1 - p, lo, n, Gp)
 
 
 @njit(cache=True)
-def _gram_row_block(bt, k, K, lo, hi, G):
-    """Adds the words lo, ..., hi - 1 to row k of :func:`gram` (entries j >= k), word by word in order."""
-    g = G[k, k:K]
-    n = K - k
-    for i in range(lo, hi):
-        r = bt[i, k:K]
-        x = r[0]
-        for j in range(n):
-            g[j] += x * r[j]
+def _gram_group(bt, K, g, lo, n, Gp):
+    """Adds the words lo, ..., lo + n - 1 to the rows 4g, ..., 4g + 3 of ``Gp``, columns from the group's first
+    multiple of 8 on (the upper triangle and a few entries below it, which are not read)."""
+    k0 = 4 * g
+    nr = min(4, K - k0)
+    for j0 in range(k0 // 8 * 8, Gp.shape[1], 8):
+        matvec_lanes8x4(bt, bt, Gp, k0, nr, j0, lo, n, lo > 0)
+
+
+@njit(cache=True)
+def _gram_mirror(Gp, K, G):
+    """G's upper triangle from ``Gp``, mirrored."""
+    for k in range(K):
+        for j in range(k, K):
+            x = Gp[k, j]
+            G[k, j] = x
+            G[j, k] = x
 
 
 def doc_projections(beta, K, V, indptr, indices, data, docs, B, beta_t=None):
@@ -1009,6 +1027,10 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
     # (s, n), one row per task (rows k and K-1-k together), and mirrored
     K = int(K)
     Mkj = np.empty((K, K))
+    beta = np.ascontiguousarray(beta, dtype=np.float64)
+    if grad.dtype != np.float64 or grad.ndim != 1 or not grad.flags.c_contiguous:
+        raise ValueError(f"grad_documents: grad must be a C-contiguous 1-D float64 array (written in place), got "
+                         f"{grad.dtype} {grad.shape}")
     parallel_blocks(_grad_dense_matrix_pairs, (K + 1) // 2, thetas, score, norm, K, scale * inv_n, Mkj)
     # sparse part, one topic per task
     parallel_blocks(_grad_sparse_topics, K, V, indptr, indices, data, docs, thetas, norm, -scale * inv_n, grad)
@@ -1049,17 +1071,26 @@ def _grad_sparse_topics(k_lo, k_hi, V, indptr, indices, data, docs, thetas, norm
 
 @njit(nogil=True, cache=True)
 def _grad_dense_word_blocks(b_lo, b_hi, beta, K, V, Mkj, grad):
-    """The dense part of :func:`grad_documents` for the word blocks b_lo, ..., b_hi - 1."""
+    """The dense part of :func:`grad_documents` for the word blocks b_lo, ..., b_hi - 1: each entry of ``grad``
+    adds M_kj beta_ji in the order j = 0, ..., K-1, four topics by eight words at a time with the sums in
+    registers (:func:`scalable_bayes.intrinsics.matvec_lanes8x4`, continuing from the sparse part; M is
+    exactly symmetric, so M_jk beta_ji is the same product), the last V % 8 words one by one."""
+    b2 = beta.reshape((K, V))
+    g2 = grad.reshape((K, V))
+    V8 = V // 8 * 8
     for ib in range(b_lo, b_hi):
         lo = ib * _WORD_BLOCK
         hi = min(lo + _WORD_BLOCK, V)
+        for k0 in range(0, K, 4):
+            nr = min(4, K - k0)
+            for i0 in range(lo, min(hi, V8), 8):
+                matvec_lanes8x4(Mkj, b2, g2, k0, nr, i0, 0, K, True)
         for k in range(K):
-            g = grad[k * V + lo:k * V + hi]
-            for j in range(K):
-                m = Mkj[k, j]
-                bj = beta[j * V + lo:j * V + hi]
-                for i in range(hi - lo):  # on slices: vector code (flat offsets into two arrays defeat it)
-                    g[i] += m * bj[i]
+            for i in range(max(lo, V8), hi):
+                acc = g2[k, i]
+                for j in range(K):
+                    acc += Mkj[k, j] * b2[j, i]
+                g2[k, i] = acc
 
 
 @njit(cache=True)
