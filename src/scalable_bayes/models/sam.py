@@ -561,7 +561,8 @@ def _project_lanes(X, Vv, K, nb, dot):
 def _flow_lanes(X, Vv, t, K, nb, aa, cs, soa, asn, fl):
     """:func:`~scalable_bayes.manifolds.sphere.geodesic_flow` (one sphere of dimension K per lane) for time t,
     every lane's numbers those of the one-block kernel: fl[s] = 1 moved, 0 at rest (|v| = 0), 2 NaN velocity
-    (position set to NaN, velocity kept), 3 position not normalisable after the move (NaN)."""
+    (position set to NaN, velocity kept), 3 position not normalisable after the move (NaN). The loops over
+    lanes compute every case and select (no branch per lane)."""
     for s in range(nb):
         aa[s] = 0.0
     for i in range(K):
@@ -589,11 +590,10 @@ def _flow_lanes(X, Vv, t, K, nb, aa, cs, soa, asn, fl):
             xj = xr[s]
             vj = vr[s]
             f = fl[s]
-            if f == 1.0:
-                xr[s] = xj * cs[s] + vj * soa[s]
-                vr[s] = vj * cs[s] - xj * asn[s]
-            elif f == 2.0:
-                xr[s] = np.nan
+            xm = xj * cs[s] + vj * soa[s]
+            vm = vj * cs[s] - xj * asn[s]
+            xr[s] = xm if f == 1.0 else (np.nan if f == 2.0 else xj)
+            vr[s] = vm if f == 1.0 else vj
     for s in range(nb):
         aa[s] = 0.0
     for i in range(K):
@@ -613,18 +613,17 @@ def _flow_lanes(X, Vv, t, K, nb, aa, cs, soa, asn, fl):
         vr = Vv[i]
         for s in range(nb):
             f = fl[s]
-            if f == 3.0:
-                xr[s] = np.nan
-            elif f != 2.0:
-                x = xr[s] * cs[s]
-                xr[s] = x
-                aa[s] += x * vr[s]
+            x = xr[s] * cs[s]
+            keep = f == 2.0
+            x = np.nan if f == 3.0 else (xr[s] if keep else x)
+            xr[s] = x
+            aa[s] += 0.0 if f >= 2.0 else x * vr[s]
     for i in range(K):
         xr = X[i]
         vr = Vv[i]
         for s in range(nb):
-            if fl[s] < 2.0:
-                vr[s] -= aa[s] * xr[s]
+            v = vr[s]
+            vr[s] = v - aa[s] * xr[s] if fl[s] < 2.0 else v
 
 
 @njit(cache=True)
@@ -657,18 +656,23 @@ def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
         for s in range(nb):
             yi = yr[s]
             tr[s] = yi * yi
-        if ci != 0.0:
+        if ci != 0.0 and want_u:
             for s in range(nb):
                 if st[s] == 0.0:
                     yi = yr[s]
                     if yi == 0.0:
                         U[s] = np.inf if ci > 0.0 else -np.inf
                         st[s] = 1.0
-                    elif want_u:
+                    else:
                         U[s] -= ci * math.log(abs(yi))
-                    elif not np.isfinite(yi):
-                        U[s] = np.nan
-                        st[s] = 1.0
+        elif ci != 0.0:  # the same cases without the log terms, as selects (no branch per lane)
+            uz = np.inf if ci > 0.0 else -np.inf
+            for s in range(nb):
+                yi = yr[s]
+                z = yi == 0.0
+                hit = (st[s] == 0.0) & (z | (not (abs(yi) < np.inf)))
+                U[s] = (uz if z else np.nan) if hit else U[s]
+                st[s] = 1.0 if hit else st[s]
     _g_theta_lanes(G, TH, GR, K, nb)
     for s in range(nb):
         q[s] = 0.0
@@ -698,21 +702,23 @@ def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
         inv = 1.0 / nrm
         q[s] = inv
         lin[s] = lin[s] * inv * inv * inv
+    m2k = -2.0 * kappa
     for i in range(K):
         ci = c[i]
         yr = Y[i]
         br = BT[i]
         gr = GR[i]
-        for s in range(nb):
-            y = yr[s]
-            if mode[s] == 1.0:
-                g = -ci / y if ci != 0.0 else 0.0
-            else:
-                dfdth = br[s] * q[s] - lin[s] * gr[s]
-                g = -2.0 * kappa * y * dfdth
-                if ci != 0.0:
-                    g -= ci / y
-            gr[s] = g
+        if ci != 0.0:
+            for s in range(nb):
+                y = yr[s]
+                r = ci / y  # (-ci) / y = -(ci / y) exactly: one division serves both limbs
+                g = m2k * y * (br[s] * q[s] - lin[s] * gr[s]) - r
+                gr[s] = -r if mode[s] == 1.0 else g
+        else:
+            for s in range(nb):
+                y = yr[s]
+                g = m2k * y * (br[s] * q[s] - lin[s] * gr[s])
+                gr[s] = 0.0 if mode[s] == 1.0 else g
 
 
 @njit(cache=True, error_model="numpy")
