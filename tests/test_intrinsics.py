@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from scalable_bayes.intrinsics import column_count_le8, dense_prefix8, dense_row8, dot8, dot8x4, fma, matvec_lanes8x4
+from scalable_bayes.intrinsics import (column_count_le8, dense_prefix8, dense_row8, dot8, dot8x4, fma, matvec_lanes8x4,
+                                       weighted_outer_lanes8x4)
 
 
 def fma_twin(a, b, c):
@@ -197,3 +198,29 @@ def test_matvec_lanes8x4_follows_its_documented_order(nrows, add):
                 acc += float(a[j, r]) * float(b[j, q])
             back[r, q] = acc
     assert not np.array_equal(fwd, back)
+
+
+@njit
+def _wouter(a, f, d, out, i0, nrows, s0, n):
+    weighted_outer_lanes8x4(a, f, d, out, i0, nrows, s0, n)
+
+
+@pytest.mark.parametrize("nrows", [1, 3, 4])
+def test_weighted_outer_lanes8x4_follows_its_documented_order(nrows):
+    """Bit for bit the scalar loop acc += a[t, i] * a[t, s] * f[t] / d[t] from 0, only the named block written."""
+    rng = np.random.default_rng(nrows)
+    T, K = 29, 16
+    a = rng.standard_normal((T, K)) * 10.0 ** rng.integers(-6, 6, (T, K))
+    f = rng.standard_normal(T)
+    d = rng.random(T) ** 2 + 1e-3
+    for i0, s0, n in [(0, 0, T), (K - nrows, 8, 17), (5, 8, 1)]:
+        out = rng.standard_normal((K, K))
+        want = out.copy()
+        for r in range(nrows):
+            for q in range(8):
+                acc = 0.0
+                for t in range(n):
+                    acc += float(a[t, i0 + r]) * float(a[t, s0 + q]) * float(f[t]) / float(d[t])
+                want[i0 + r, s0 + q] = acc
+        _wouter(a, f, d, out, i0, nrows, s0, n)
+        np.testing.assert_array_equal(out, want)

@@ -26,7 +26,8 @@ None of these changes what a kernel computes; they give it instructions Numba do
   products), the same bits wherever they are compiled; ``fma(a, b, c)``: a * b + c rounded once.
 - ``matvec_lanes8x4(a, b, out, i0, nrows, s0, j0, n, add)``: up to four rows by eight columns of ``a' b``
   (rows j0..j0+n-1), each entry summed in the plain order with the partial sums kept in registers, stored or
-  added to ``out`` (SAM: G theta for eight documents at once, the Gram matrix, the gradient's dense part).
+  added to ``out`` (SAM: G theta for eight documents at once, the Gram matrix, the gradient's dense part);
+  ``weighted_outer_lanes8x4(a, f, d, out, i0, nrows, s0, n)`` the same for sum_t a_t a_t' f_t / d_t.
 
 A leaf module: it imports Numba and llvmlite only.
 """
@@ -40,7 +41,7 @@ from numba.extending import intrinsic
 
 __all__ = ["prefetch", "prefetch_l2", "prefetch_read", "prefetch_write", "atomic_add", "popcount64", "ctz64",
            "float64_bits", "bits_float64", "dense_row8", "dense_prefix8", "column_count_le8", "dot8", "dot8x4", "fma",
-           "matvec_lanes8x4"]
+           "matvec_lanes8x4", "weighted_outer_lanes8x4"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,6 +424,71 @@ def fma(typingctx, a, b, c):
     return sig, codegen
 
 
+def _lanes8x4(context, builder, sig, args, weighted):
+    """The code of :func:`matvec_lanes8x4` (``weighted`` False) and :func:`weighted_outer_lanes8x4` (True)."""
+    if weighted:
+        a_a, a_f, a_d, a_out, a_i0, a_nrows, a_s0, a_n = args
+        a_b, a_j0, a_add = a_a, ir.IntType(64)(0), None
+        ty_a, ty_b, ty_o = sig.args[0], sig.args[0], sig.args[3]
+    else:
+        a_a, a_b, a_out, a_i0, a_nrows, a_s0, a_j0, a_n, a_add = args
+        ty_a, ty_b, ty_o = sig.args[0], sig.args[1], sig.args[2]
+    f64 = ir.DoubleType()
+    v8d = ir.VectorType(f64, 8)
+    i64 = ir.IntType(64)
+    i32 = ir.IntType(32)
+    arr_a = context.make_array(ty_a)(context, builder, a_a)
+    arr_b = context.make_array(ty_b)(context, builder, a_b)
+    arr_o = context.make_array(ty_o)(context, builder, a_out)
+    len_a = builder.extract_value(arr_a.shape, 1)
+    len_b = builder.extract_value(arr_b.shape, 1)
+    len_o = builder.extract_value(arr_o.shape, 1)
+    last = builder.sub(a_nrows, i64(1))
+    zero = ir.Constant(v8d, [0.0] * 8)
+    mask0 = ir.Constant(ir.VectorType(i32, 8), [0] * 8)
+
+    def splat(x):
+        return builder.shuffle_vector(builder.insert_element(zero, x, i32(0)), zero, mask0)
+
+    cols, outs, accs = [], [], []
+    for r in range(4):  # rows beyond nrows repeat the last one (read, never stored)
+        rr = builder.select(builder.icmp_signed("<", i64(r), a_nrows), i64(r), last)
+        cols.append(builder.add(a_i0, rr))
+        op = builder.gep(arr_o.data, [builder.add(builder.mul(builder.add(a_i0, rr), len_o), a_s0)])
+        outs.append(builder.bitcast(op, v8d.as_pointer()))
+        accs.append(cgutils.alloca_once_value(builder, zero))
+    if a_add is not None:
+        flag = a_add if a_add.type.width == 1 else builder.icmp_unsigned("!=", a_add, ir.Constant(a_add.type, 0))
+        with builder.if_then(flag):
+            for r in range(4):
+                builder.store(builder.load(outs[r], align=8), accs[r])
+    if weighted:
+        f_p = context.make_array(sig.args[1])(context, builder, a_f).data
+        d_p = context.make_array(sig.args[2])(context, builder, a_d).data
+    with cgutils.for_range(builder, a_n) as loop:
+        j = builder.add(a_j0, loop.index)
+        bp = builder.gep(arr_b.data, [builder.add(builder.mul(j, len_b), a_s0)])
+        bv = builder.load(builder.bitcast(bp, v8d.as_pointer()), align=8)
+        arow = builder.mul(j, len_a)
+        if weighted:
+            fv = splat(builder.load(builder.gep(f_p, [j])))
+            dv = splat(builder.load(builder.gep(d_p, [j])))
+        for r in range(4):
+            xv = splat(builder.load(builder.gep(arr_a.data, [builder.add(arow, cols[r])])))
+            term = builder.fmul(xv, bv)
+            if weighted:
+                term = builder.fdiv(builder.fmul(term, fv), dv)
+            builder.store(builder.fadd(builder.load(accs[r]), term), accs[r])
+    for r in range(4):
+        with builder.if_then(builder.icmp_signed("<", i64(r), a_nrows)):
+            builder.store(builder.load(accs[r]), outs[r], align=8)
+    return context.get_dummy_value()
+
+
+def _c2d(t) -> bool:
+    return isinstance(t, types.Array) and t.ndim == 2 and t.layout == "C" and t.dtype == types.float64
+
+
 @intrinsic
 def matvec_lanes8x4(typingctx, a, b, out, i0, nrows, s0, j0, n, add):
     """``out[i0 + r, s0 + l] (+)= sum_{j0 <= j < j0 + n} a[j, i0 + r] * b[j, s0 + l]`` for the rows r < ``nrows``
@@ -435,50 +501,32 @@ def matvec_lanes8x4(typingctx, a, b, out, i0, nrows, s0, j0, n, add):
     eight columns are one <8 x double> register per row and the four rows' sums stay in registers over the
     whole loop over j (one load of a row of ``b`` serves four rows), where the same loop written in Python
     loads and stores its sums at every j."""
-    arr2 = [t for t in (a, b, out) if isinstance(t, types.Array) and t.ndim == 2 and t.layout == "C"
-            and t.dtype == types.float64]
-    if len(arr2) != 3 or not all(isinstance(t, types.Integer) for t in (i0, nrows, s0, j0, n)) \
-            or not isinstance(add, types.Boolean):
+    if not (_c2d(a) and _c2d(b) and _c2d(out) and all(isinstance(t, types.Integer) for t in (i0, nrows, s0, j0, n))
+            and isinstance(add, types.Boolean)):
         return None
     sig = types.void(a, b, out, types.intp, types.intp, types.intp, types.intp, types.intp, types.boolean)
 
     def codegen(context, builder, sig, args):
-        a_a, a_b, a_out, a_i0, a_nrows, a_s0, a_j0, a_n, a_add = args
-        f64 = ir.DoubleType()
-        v8d = ir.VectorType(f64, 8)
-        i64 = ir.IntType(64)
-        arr_a = context.make_array(sig.args[0])(context, builder, a_a)
-        arr_b = context.make_array(sig.args[1])(context, builder, a_b)
-        arr_o = context.make_array(sig.args[2])(context, builder, a_out)
-        len_a = builder.extract_value(arr_a.shape, 1)
-        len_b = builder.extract_value(arr_b.shape, 1)
-        len_o = builder.extract_value(arr_o.shape, 1)
-        last = builder.sub(a_nrows, i64(1))
-        zero = ir.Constant(v8d, [0.0] * 8)
-        mask0 = ir.Constant(ir.VectorType(ir.IntType(32), 8), [0] * 8)
-        cols, outs, accs = [], [], []
-        for r in range(4):  # rows beyond nrows repeat the last one (read, never stored)
-            rr = builder.select(builder.icmp_signed("<", i64(r), a_nrows), i64(r), last)
-            cols.append(builder.add(a_i0, rr))
-            op = builder.gep(arr_o.data, [builder.add(builder.mul(builder.add(a_i0, rr), len_o), a_s0)])
-            outs.append(builder.bitcast(op, v8d.as_pointer()))
-            accs.append(cgutils.alloca_once_value(builder, zero))
-        flag = a_add if a_add.type.width == 1 else builder.icmp_unsigned("!=", a_add, ir.Constant(a_add.type, 0))
-        with builder.if_then(flag):
-            for r in range(4):
-                builder.store(builder.load(outs[r], align=8), accs[r])
-        with cgutils.for_range(builder, a_n) as loop:
-            j = builder.add(a_j0, loop.index)
-            bp = builder.gep(arr_b.data, [builder.add(builder.mul(j, len_b), a_s0)])
-            bv = builder.load(builder.bitcast(bp, v8d.as_pointer()), align=8)
-            arow = builder.mul(j, len_a)
-            for r in range(4):
-                x = builder.load(builder.gep(arr_a.data, [builder.add(arow, cols[r])]))
-                xv = builder.shuffle_vector(builder.insert_element(zero, x, ir.IntType(32)(0)), zero, mask0)
-                builder.store(builder.fadd(builder.load(accs[r]), builder.fmul(xv, bv)), accs[r])
-        for r in range(4):
-            with builder.if_then(builder.icmp_signed("<", i64(r), a_nrows)):
-                builder.store(builder.load(accs[r]), outs[r], align=8)
-        return context.get_dummy_value()
+        return _lanes8x4(context, builder, sig, args, False)
+
+    return sig, codegen
+
+
+@intrinsic
+def weighted_outer_lanes8x4(typingctx, a, f, d, out, i0, nrows, s0, n):
+    """``out[i0 + r, s0 + l] = sum_{t < n} ((a[t, i0 + r] * a[t, s0 + l]) * f[t]) / d[t]`` for the rows
+    r < ``nrows`` (1 to 4) and the eight columns l < 8, summed from 0 in the order of t with every operation
+    rounded as written: the numbers of the scalar loop ``acc += a[t, i] * a[t, s] * f[t] / d[t]``, with the
+    partial sums in registers as in :func:`matvec_lanes8x4`. ``a`` and ``out`` C-contiguous 2-D float64, ``f``
+    and ``d`` 1-D float64 (contiguous); the caller guarantees the indices (SAM's gradient: the K x K matrix
+    sum over samples of theta theta' f / ||beta theta||^2)."""
+    if not (_c2d(a) and _c2d(out) and all(isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.float64
+                                          and t.layout == "C" for t in (f, d))
+            and all(isinstance(t, types.Integer) for t in (i0, nrows, s0, n))):
+        return None
+    sig = types.void(a, f, d, out, types.intp, types.intp, types.intp, types.intp)
+
+    def codegen(context, builder, sig, args):
+        return _lanes8x4(context, builder, sig, args, True)
 
     return sig, codegen

@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from ..distributions.vmf import sample_vmf
-from ..intrinsics import matvec_lanes8x4
+from ..intrinsics import matvec_lanes8x4, weighted_outer_lanes8x4
 from ..rng import gamma, key_from_stream, normal, uniform
 from ..utils import parallel_blocks
 
@@ -1028,51 +1028,116 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
     """
     N = thetas.shape[1]
     inv_n = 1.0 / N
-    # the K x K matrix of the dense part, M[k, j] = scale/N sum_{s,n} theta_snk theta_snj f_sn / ||beta theta_sn||^2:
-    # symmetric (theta_snk theta_snj = theta_snj theta_snk exactly), so its upper triangle is summed, in the order
-    # (s, n), one row per task (rows k and K-1-k together), and mirrored
-    K = int(K)
-    Mkj = np.empty((K, K))
+    K, V = int(K), int(V)
+    K8 = _k8(K)
     beta = np.ascontiguousarray(beta, dtype=np.float64)
     if grad.dtype != np.float64 or grad.ndim != 1 or not grad.flags.c_contiguous:
         raise ValueError(f"grad_documents: grad must be a C-contiguous 1-D float64 array (written in place), got "
                          f"{grad.dtype} {grad.shape}")
-    parallel_blocks(_grad_dense_matrix_pairs, (K + 1) // 2, thetas, score, norm, K, scale * inv_n, Mkj)
-    # sparse part, one topic per task
-    parallel_blocks(_grad_sparse_topics, K, V, indptr, indices, data, docs, thetas, norm, -scale * inv_n, grad)
+    # the K x K matrix of the dense part, M[k, j] = scale/N sum_{s,n} theta_snk theta_snj f_sn / ||beta theta_sn||^2
+    # over the samples with ||beta theta|| >= TINY_NORM in the order (s, n): symmetric (theta_snk theta_snj =
+    # theta_snj theta_snk exactly), so its upper triangle is summed, by blocks of four rows by eight columns with
+    # the sums in registers (weighted_outer_lanes8x4 on the samples' thetas padded to K8 columns), and mirrored
+    S = thetas.shape[0]
+    nrm = np.ascontiguousarray(norm, dtype=np.float64).reshape(S * N)
+    keep = nrm >= TINY_NORM
+    T = int(keep.sum())
+    A = np.zeros((T, K8))
+    A[:, :K] = np.asarray(thetas, dtype=np.float64).reshape(S * N, K)[keep]
+    f = np.ascontiguousarray(np.asarray(score, dtype=np.float64).reshape(S * N)[keep])
+    nk = nrm[keep]
+    d = nk * nk
+    Mp = np.zeros((K8, K8))
+    n_groups = (K + 3) // 4
+    parallel_blocks(_grad_matrix_group_pairs, (n_groups + 1) // 2, A, f, d, K, Mp)
+    Mkj = np.empty((K, K))
+    _grad_matrix_finish(Mp, K, scale * inv_n, Mkj)
+    # sparse part into the gradient by word in chunks of eight topics ((K8 / 8, V, 8): a word's eight topics side by
+    # side), then transposed into grad
+    gc = np.empty((K8 // 8, V, 8))
+    parallel_blocks(_grad_sparse_chunks, K8 // 8, K, indptr, indices, data, docs, thetas, norm, -scale * inv_n, gc)
+    parallel_blocks(_grad_untranspose_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, gc, K, V, grad)
     # dense part by blocks of words (a block of every topic stays in cache while all K rows of grad take it up);
     # every entry of grad adds its K terms in the order j = 0, ..., K-1
     parallel_blocks(_grad_dense_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, beta, K, V, Mkj, grad)
 
 
 @njit(nogil=True, cache=True)
-def _grad_dense_matrix_pairs(p_lo, p_hi, thetas, score, norm, K, coef, Mkj):
-    """Rows k and K-1-k of the dense part's matrix of :func:`grad_documents`, k = p_lo, ..., p_hi - 1."""
-    for k in range(p_lo, p_hi):
-        _dense_row(thetas, score, norm, k, K, coef, Mkj)
-        if K - 1 - k != k:
-            _dense_row(thetas, score, norm, K - 1 - k, K, coef, Mkj)
+def _grad_matrix_group_pairs(p_lo, p_hi, A, f, d, K, Mp):
+    """Row groups g and n_groups-1-g of the dense part's matrix (upper triangle, padded), g = p_lo, ..., p_hi - 1."""
+    n_groups = (K + 3) // 4
+    for p in range(p_lo, p_hi):
+        _grad_matrix_group(A, f, d, K, p, Mp)
+        if n_groups - 1 - p != p:
+            _grad_matrix_group(A, f, d, K, n_groups - 1 - p, Mp)
+
+
+@njit(cache=True)
+def _grad_matrix_group(A, f, d, K, g, Mp):
+    """Rows 4g, ..., 4g + 3 of the dense part's matrix, columns from the group's first multiple of 8 on."""
+    k0 = 4 * g
+    nr = min(4, K - k0)
+    for j0 in range(k0 // 8 * 8, Mp.shape[1], 8):
+        weighted_outer_lanes8x4(A, f, d, Mp, k0, nr, j0, A.shape[0])
+
+
+@njit(cache=True)
+def _grad_matrix_finish(Mp, K, w, Mkj):
+    """Mkj[k, j] = Mkj[j, k] = Mp[k, j] * w for j >= k."""
+    for k in range(K):
+        for j in range(k, K):
+            m = Mp[k, j] * w
+            Mkj[k, j] = m
+            Mkj[j, k] = m
 
 
 @njit(nogil=True, cache=True)
-def _grad_sparse_topics(k_lo, k_hi, V, indptr, indices, data, docs, thetas, norm, coef, grad):
-    """The sparse part of :func:`grad_documents` for the topics k_lo, ..., k_hi - 1 (``coef`` = -scale / N);
-    overwrites their rows of ``grad``."""
+def _grad_sparse_chunks(c_lo, c_hi, K, indptr, indices, data, docs, thetas, norm, coef, gc):
+    """The sparse part of :func:`grad_documents` for the chunks of eight topics c_lo, ..., c_hi - 1 (``coef`` =
+    -scale / N), by word: gc[c, i, q] (topic k = 8 c + q) = sum_s sum_{p of s, word i} cf_sk v_sp, summed over s
+    and then p in order (cf_sk = coef sum_n theta_snk / ||beta theta_sn|| over the samples above TINY_NORM, n in
+    order). A chunk's (V, 8) block, 8 V doubles, stays in cache while the documents' words hit it in random order,
+    a word's eight topics side by side (one vector). Overwrites its chunks of gc; topics beyond K get 0."""
     S = docs.shape[0]
     N = thetas.shape[1]
-    for k in range(k_lo, k_hi):
-        base = k * V
-        for i in range(V):
-            grad[base + i] = 0.0
+    V = gc.shape[1]
+    cf = np.zeros(8)
+    for c in range(c_lo, c_hi):
+        g = gc[c].reshape(V * 8)
+        k0 = 8 * c
+        kt = min(8, K - k0)
+        for i in range(V * 8):
+            g[i] = 0.0
         for s in range(S):
             d = docs[s]
-            cf = 0.0
+            for q in range(8):
+                cf[q] = 0.0
             for n in range(N):
-                if norm[s, n] >= TINY_NORM:
-                    cf += thetas[s, n, k] / norm[s, n]
-            cf *= coef
+                nr = norm[s, n]
+                if nr >= TINY_NORM:
+                    for q in range(kt):
+                        cf[q] += thetas[s, n, k0 + q] / nr
+            for q in range(8):
+                cf[q] *= coef
             for p in range(indptr[d], indptr[d + 1]):
-                grad[base + indices[p]] += cf * data[p]
+                w = data[p]
+                base = indices[p] * 8
+                for q in range(8):
+                    g[base + q] += cf[q] * w
+
+
+@njit(nogil=True, cache=True)
+def _grad_untranspose_word_blocks(b_lo, b_hi, gc, K, V, grad):
+    """grad[k V + i] = gc[k // 8, i, k % 8] for the words of the blocks b_lo, ..., b_hi - 1."""
+    for ib in range(b_lo, b_hi):
+        lo = ib * _WORD_BLOCK
+        hi = min(lo + _WORD_BLOCK, V)
+        for k in range(K):
+            g = grad[k * V + lo:k * V + hi]
+            src = gc[k // 8]
+            q = k % 8
+            for i in range(hi - lo):
+                g[i] = src[lo + i, q]
 
 
 @njit(nogil=True, cache=True)
@@ -1097,26 +1162,6 @@ def _grad_dense_word_blocks(b_lo, b_hi, beta, K, V, Mkj, grad):
                 for j in range(K):
                     acc += Mkj[k, j] * b2[j, i]
                 g2[k, i] = acc
-
-
-@njit(cache=True)
-def _dense_row(thetas, score, norm, k, K, w, Mkj):
-    """Row k of the dense part's matrix of :func:`grad_documents` from the diagonal on, mirrored into column k."""
-    for j in range(k, K):
-        Mkj[k, j] = 0.0
-    for s in range(thetas.shape[0]):
-        for n in range(thetas.shape[1]):
-            nr = norm[s, n]
-            if nr >= TINY_NORM:
-                tk = thetas[s, n, k]
-                f = score[s, n]
-                nr2 = nr * nr
-                for j in range(k, K):
-                    Mkj[k, j] += tk * thetas[s, n, j] * f / nr2
-    for j in range(k, K):
-        m = Mkj[k, j] * w
-        Mkj[k, j] = m
-        Mkj[j, k] = m
 
 
 def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
