@@ -61,6 +61,34 @@ def test_geodesic_flow_is_the_great_circle():
     assert np.allclose(x, x0, atol=1e-13) and np.allclose(v, v0, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_blocks", [4, 9])
+def test_flow_and_projection_of_many_blocks_equal_block_by_block(n_blocks):
+    """Four blocks at a time (their sums side by side) give each block's numbers of the one-block kernels, bit for
+    bit, including a block at rest, one with a NaN velocity, one whose velocity overflows and one whose position
+    cannot be renormalised; 9 blocks: two groups of four and one left over."""
+    rng = np.random.default_rng(n_blocks)
+    block = 37
+    x = rng.standard_normal((n_blocks, block))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    v = rng.standard_normal((n_blocks, block)) * 10.0 ** rng.integers(-3, 2, (n_blocks, 1))
+    v[1] = 0.0
+    v[2, 5] = np.nan
+    v[3] = 1e300
+    if n_blocks > 4:
+        x[6] = 0.0  # |x|^2 = 0 after a move of a zero position with zero velocity
+        v[6] = 0.0
+    for t in (0.7, 1e-4):
+        xa, va = x.ravel().copy(), v.ravel().copy()
+        project_tangent(xa, va, block)
+        geodesic_flow(xa, va, t, block)
+        for b in range(n_blocks):
+            xb, vb = x[b].copy(), v[b].copy()
+            project_tangent(xb, vb, block)
+            geodesic_flow(xb, vb, t, block)
+            np.testing.assert_array_equal(xa[b * block:(b + 1) * block], xb, err_msg=f"block {b}")
+            np.testing.assert_array_equal(va[b * block:(b + 1) * block], vb, err_msg=f"block {b}")
+
+
 def test_project_tangent_and_sphere_checks():
     sph = Sphere(2, 3)
     x = sph.random_point(0)

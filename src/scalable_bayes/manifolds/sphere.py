@@ -59,41 +59,151 @@ def geodesic_flow(x, v, t, block):
         Block size: the dimension of the ambient space R^block of each sphere.
     """
     n = x.shape[0]
-    for s in range(0, n, block):
-        e = s + block
-        aa = 0.0
+    s = 0
+    while s + 4 * block <= n:  # four blocks at a time: their sums run side by side (each in its own order)
+        _flow_four(x, v, t, s, block)
+        s += 4 * block
+    while s < n:
+        _flow_one(x, v, t, s, s + block)
+        s += block
+
+
+@njit(cache=True)
+def _move(x, v, t, s, e, a):
+    """The great-circle move of block [s, e) with speed a > 0 (finite)."""
+    at = a * t
+    c = np.cos(at)
+    sn = np.sin(at)
+    soa = sn / a
+    asn = a * sn
+    for j in range(s, e):
+        xj = x[j]
+        vj = v[j]
+        x[j] = xj * c + vj * soa
+        v[j] = vj * c - xj * asn
+
+
+@njit(cache=True)
+def _flow_one(x, v, t, s, e):
+    """:func:`geodesic_flow` of the block [s, e)."""
+    aa = 0.0
+    for j in range(s, e):
+        aa += v[j] * v[j]
+    a = np.sqrt(aa)
+    if not (a < np.inf):  # NaN or inf velocity
         for j in range(s, e):
-            aa += v[j] * v[j]
-        a = np.sqrt(aa)
-        if not (a < np.inf):  # NaN or inf velocity
-            for j in range(s, e):
-                x[j] = np.nan
-            continue
-        if a > 0.0:
-            at = a * t
-            c = np.cos(at)
-            sn = np.sin(at)
-            soa = sn / a
-            asn = a * sn
-            for j in range(s, e):
-                xj = x[j]
-                vj = v[j]
-                x[j] = xj * c + vj * soa
-                v[j] = vj * c - xj * asn
-        nrm = 0.0
+            x[j] = np.nan
+        return
+    if a > 0.0:
+        _move(x, v, t, s, e, a)
+    nrm = 0.0
+    for j in range(s, e):
+        nrm += x[j] * x[j]
+    if not (nrm > 0.0) or not (nrm < np.inf):
         for j in range(s, e):
-            nrm += x[j] * x[j]
-        if not (nrm > 0.0) or not (nrm < np.inf):
-            for j in range(s, e):
-                x[j] = np.nan
-            continue
-        inv = 1.0 / np.sqrt(nrm)
-        d = 0.0
-        for j in range(s, e):
-            x[j] *= inv
-            d += x[j] * v[j]
-        for j in range(s, e):
-            v[j] -= d * x[j]
+            x[j] = np.nan
+        return
+    inv = 1.0 / np.sqrt(nrm)
+    d = 0.0
+    for j in range(s, e):
+        x[j] *= inv
+        d += x[j] * v[j]
+    for j in range(s, e):
+        v[j] -= d * x[j]
+
+
+@njit(cache=True)
+def _flow_four(x, v, t, s, block):
+    """:func:`_flow_one` of the four blocks from s on, the same numbers: each block's three sums (|v|^2, |x|^2
+    and x'v, each over its entries in order) run side by side with the other blocks' (four independent chains
+    of additions instead of one: the sums are latency-bound), the rest block by block."""
+    s1 = s + block
+    s2 = s1 + block
+    s3 = s2 + block
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    for j in range(block):
+        a0 += v[s + j] * v[s + j]
+        a1 += v[s1 + j] * v[s1 + j]
+        a2 += v[s2 + j] * v[s2 + j]
+        a3 += v[s3 + j] * v[s3 + j]
+    # live[q]: block q neither had a non-finite velocity nor a position that could not be renormalised
+    live0 = _flow_move_one(x, v, t, s, block, a0)
+    live1 = _flow_move_one(x, v, t, s1, block, a1)
+    live2 = _flow_move_one(x, v, t, s2, block, a2)
+    live3 = _flow_move_one(x, v, t, s3, block, a3)
+    n0 = 0.0
+    n1 = 0.0
+    n2 = 0.0
+    n3 = 0.0
+    for j in range(block):
+        n0 += x[s + j] * x[s + j]
+        n1 += x[s1 + j] * x[s1 + j]
+        n2 += x[s2 + j] * x[s2 + j]
+        n3 += x[s3 + j] * x[s3 + j]
+    live0 = live0 and _renorm_ok(x, s, block, n0)
+    live1 = live1 and _renorm_ok(x, s1, block, n1)
+    live2 = live2 and _renorm_ok(x, s2, block, n2)
+    live3 = live3 and _renorm_ok(x, s3, block, n3)
+    i0 = 1.0 / np.sqrt(n0) if live0 else 1.0  # a dead block's x is NaN already: x * 1 leaves it so
+    i1 = 1.0 / np.sqrt(n1) if live1 else 1.0
+    i2 = 1.0 / np.sqrt(n2) if live2 else 1.0
+    i3 = 1.0 / np.sqrt(n3) if live3 else 1.0
+    d0 = 0.0
+    d1 = 0.0
+    d2 = 0.0
+    d3 = 0.0
+    for j in range(block):
+        x0 = x[s + j] * i0
+        x[s + j] = x0
+        d0 += x0 * v[s + j]
+        x1 = x[s1 + j] * i1
+        x[s1 + j] = x1
+        d1 += x1 * v[s1 + j]
+        x2 = x[s2 + j] * i2
+        x[s2 + j] = x2
+        d2 += x2 * v[s2 + j]
+        x3 = x[s3 + j] * i3
+        x[s3 + j] = x3
+        d3 += x3 * v[s3 + j]
+    if live0:
+        for j in range(s, s1):
+            v[j] -= d0 * x[j]
+    if live1:
+        for j in range(s1, s2):
+            v[j] -= d1 * x[j]
+    if live2:
+        for j in range(s2, s3):
+            v[j] -= d2 * x[j]
+    if live3:
+        for j in range(s3, s3 + block):
+            v[j] -= d3 * x[j]
+
+
+@njit(cache=True)
+def _flow_move_one(x, v, t, s, block, aa):
+    """The part of :func:`_flow_one` between its first and second sums, given |v|^2 = aa; False if the block's
+    velocity was not finite (its position is then NaN)."""
+    a = np.sqrt(aa)
+    if not (a < np.inf):
+        for j in range(s, s + block):
+            x[j] = np.nan
+        return False
+    if a > 0.0:
+        _move(x, v, t, s, s + block, a)
+    return True
+
+
+@njit(cache=True)
+def _renorm_ok(x, s, block, nrm):
+    """False (and the block's position set to NaN) if |x|^2 = nrm cannot be renormalised."""
+    if not (nrm > 0.0) or not (nrm < np.inf):
+        for j in range(s, s + block):
+            x[j] = np.nan
+        return False
+    return True
 
 
 @njit(cache=True)
@@ -113,12 +223,33 @@ def project_tangent(x, v, block):
         Block size: the dimension of the ambient space of each sphere.
     """
     n = x.shape[0]
-    for s in range(0, n, block):
+    s = 0
+    while s + 4 * block <= n:  # four blocks' dot products side by side (each summed in its own order)
+        s1 = s + block
+        s2 = s1 + block
+        s3 = s2 + block
+        d0 = 0.0
+        d1 = 0.0
+        d2 = 0.0
+        d3 = 0.0
+        for j in range(block):
+            d0 += x[s + j] * v[s + j]
+            d1 += x[s1 + j] * v[s1 + j]
+            d2 += x[s2 + j] * v[s2 + j]
+            d3 += x[s3 + j] * v[s3 + j]
+        for j in range(block):
+            v[s + j] -= d0 * x[s + j]
+            v[s1 + j] -= d1 * x[s1 + j]
+            v[s2 + j] -= d2 * x[s2 + j]
+            v[s3 + j] -= d3 * x[s3 + j]
+        s += 4 * block
+    while s < n:
         d = 0.0
         for j in range(s, s + block):
             d += x[j] * v[j]
         for j in range(s, s + block):
             v[j] -= d * x[j]
+        s += block
 
 
 @njit(cache=True)
