@@ -171,7 +171,7 @@ def gram(beta, K, V, G, beta_t=None):
     (:func:`scalable_bayes.intrinsics.matvec_lanes8x4`; each entry still adds its terms in the order of i,
     continued from one block of words to the next, the blocks small enough to stay in cache); then mirrored
     (beta_ki beta_ji = beta_ji beta_ki exactly, so the mirror is the value a full computation gives). One
-    parallel task computes row groups g and G-1-g (about equal work per task). The theta sampler relies on the
+    parallel task computes the row groups g and n_groups - 1 - g (about equal work per task). The theta sampler relies on the
     exact symmetry (it reads G by columns for G theta).
 
     Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
@@ -256,7 +256,7 @@ def doc_projections(beta, K, V, indptr, indices, data, docs, B, beta_t=None):
         Corpus indices of the batch documents.
     B : ndarray of float64, shape (S, K)
         Output.
-    beta_t : ndarray of float64, shape (V, K), optional
+    beta_t : ndarray of float64, shape (V, K8), optional
         :func:`transpose_topics` of this ``beta`` if the caller has it (it is not checked to match); computed
         here if None.
     """
@@ -458,8 +458,8 @@ def sample_theta(seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, ep
     chain makes ``n_steps`` GMC transitions (step ``eps``, ``n_leap`` leapfrog steps). Outputs per batch
     document s and sample n: ``out[s, n, :]`` theta, ``score[s, n]`` = v'vbar, ``norm[s, n]`` = ||beta theta||;
     ``acc[s]`` accepted transitions; with ``warm`` >= 1 the last sample is written back to ``theta_state``.
-    Each thread's block allocates its scratch once per call (about 8 (K + 2) doubles per document): no
-    allocation in the loop.
+    Each thread's block allocates its scratch once per call (7 K + 9 doubles per lane): no allocation in the
+    loop.
 
     One transition (geodesic Monte Carlo, Byrne & Girolami 2013; SGGMC's GMC) of y on S^{K-1} targeting
     exp(-U) of :func:`lift_potential`: v ~ Lambda(y) N(0, I) (K normals from the document's key), ``n_leap``
