@@ -252,13 +252,14 @@ def test_grad_documents_equals_its_twin_exactly(K, threads):
     (6, 5, 1.5, 0.05, 40.0, 1),
     (50, 11, 10.0, 0.01, 300.0, 2),  # the estimator's alpha; two threads: blocks of 5 and 6 lanes
     (9, 7, 0.5, 0.2, 25.0, 2),  # alpha = 1/2: every lift exponent 0 (no log terms, no 1/y in the gradient)
+    (6, 300, 1.5, 0.05, 40.0, 2),  # blocks of 150 documents: a chunk of 128 in lockstep, then one of 22
 ])
 def test_theta_sampler_equals_its_twin_exactly(K, S, alpha, eps, kappa, threads):
-    """The sampler runs a block's documents in lockstep (vector lanes) and carries U and its gradient from one GMC
-    transition to the next, summing U only where the Metropolis-Hastings test reads it: the same draws,
-    acceptances and samples as one document after the other with U and its gradient computed afresh at every
-    point (the twin), whatever the thread count. The step sizes are large enough that transitions are both
-    accepted and rejected."""
+    """The sampler runs a block's documents in lockstep (vector lanes, chunk by chunk) and carries U and its
+    gradient from one GMC transition to the next, summing U only where the Metropolis-Hastings test reads it: the
+    same draws, acceptances and samples as one document after the other with U and its gradient computed afresh
+    at every point (the twin), whatever the thread count. The step sizes are large enough that transitions are
+    both accepted and rejected."""
     from scalable_bayes.utils import numba_threads
 
     rng = np.random.default_rng(8 + K)

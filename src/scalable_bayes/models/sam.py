@@ -538,6 +538,11 @@ _N_LANE_SCALARS = 9
 #: lanes of the lockstep sampler are padded to a multiple of this (one AVX-512 register of doubles)
 _LANE_PAD = 8
 
+#: documents run in lockstep at most (a larger block goes chunk by chunk): the chunk's scratch, 7 K + 9 doubles
+#: a lane, stays in L2 (K = 50: 360 KB); one lockstep over 8,390 documents cost 56 us a document, 39 us in
+#: chunks of this size
+_LANE_CHUNK = 128
+
 
 @njit(cache=True, error_model="numpy")
 def _project_lanes(X, Vv, K, nb, dot):
@@ -810,17 +815,31 @@ def _gmc_lanes(Y, YP, VP, GR, TH, GC, BT, UC, U, H0, AL, T1, T2, T3, T4, T5, c, 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _sample_theta_docs(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap, floor,
                        warm, theta_state, out, score, norm, acc):
-    """The batch documents s_lo, ..., s_hi - 1 of :func:`sample_theta`, in lockstep: the block's documents are
-    the lanes of every loop (K-vectors stored by rows, ``X[i, s]``; lanes nb..nl-1 pad the rows to a multiple
-    of 8 and stay idle), so each sum over i stays in its order for every document while the loops over
-    documents run as vector code."""
-    nb = s_hi - s_lo
-    if nb <= 0:
+    """The batch documents s_lo, ..., s_hi - 1 of :func:`sample_theta`, in chunks of at most ``_LANE_CHUNK``
+    documents run in lockstep (:func:`_sample_theta_chunk`; the documents are independent, so the chunking does
+    not change a number). One scratch per block, sized for its largest chunk."""
+    n = s_hi - s_lo
+    if n <= 0:
         return
+    w = min(n, _LANE_CHUNK)
+    nl = (w + _LANE_PAD - 1) // _LANE_PAD * _LANE_PAD
+    flat = np.zeros(7 * K * nl + _N_LANE_SCALARS * nl)
+    keys = np.zeros((nl, 2), np.uint64)
+    for c0 in range(s_lo, s_hi, _LANE_CHUNK):
+        _sample_theta_chunk(c0, min(c0 + _LANE_CHUNK, s_hi), seed, it, docs, B, G, Ginv, c, kappa, K, n_samples,
+                            n_steps, eps, n_leap, floor, warm, theta_state, out, score, norm, acc, flat, keys)
+
+
+@njit(cache=True, error_model="numpy")
+def _sample_theta_chunk(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_samples, n_steps, eps, n_leap,
+                        floor, warm, theta_state, out, score, norm, acc, flat, keys):
+    """The documents s_lo, ..., s_hi - 1 of :func:`sample_theta` in lockstep: they are the lanes of every loop
+    (K-vectors stored by rows, ``X[i, s]``; lanes nb..nl-1 pad the rows to a multiple of 8 and stay idle), so
+    each sum over i stays in its order for every document while the loops over documents run as vector code.
+    ``flat`` and ``keys``: scratch for at least nl lanes (every part used is set here)."""
+    nb = s_hi - s_lo
     nl = (nb + _LANE_PAD - 1) // _LANE_PAD * _LANE_PAD
     kn = K * nl
-    flat = np.zeros(7 * kn + _N_LANE_SCALARS * nl)
-    keys = np.zeros((nb, 2), np.uint64)
     Y = flat[0:kn].reshape((K, nl))
     YP = flat[kn:2 * kn].reshape((K, nl))
     VP = flat[2 * kn:3 * kn].reshape((K, nl))
@@ -845,6 +864,9 @@ def _sample_theta_docs(s_lo, s_hi, seed, it, docs, B, G, Ginv, c, kappa, K, n_sa
         acc[s_lo + s] = 0
         for i in range(K):
             BT[i, s] = B[s_lo + s, i]
+    for i in range(K):
+        for s in range(nb, nl):
+            BT[i, s] = 0.0
     # idle lanes (b = 0): theta uniform, at rest (no velocity is drawn for them), U finite
     if warm == 1:
         for s in range(nb):
