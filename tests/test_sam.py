@@ -286,6 +286,15 @@ def test_theta_sampler_equals_its_twin_exactly(K, S, alpha, eps, kappa, threads)
     np.testing.assert_array_equal(norm, t_norm)
 
 
+def _lift_problem(rng):
+    """(K, G, b) of a document's sphere-lift potential: K = 5 unit topics in R^11, G their Gram matrix, b = beta'v."""
+    K = 5
+    A = _unit(rng.standard_normal((K, 11)))
+    G = np.zeros((K, K))
+    M.gram(A.ravel().copy(), K, 11, G)
+    return K, G, A @ _unit(rng.standard_normal(11))
+
+
 def _lanes(cols):
     """(K, n) C-contiguous array whose lane s is cols[s]."""
     return np.ascontiguousarray(np.array(cols, dtype=np.float64).T)
@@ -297,11 +306,7 @@ def test_lane_kernels_equal_the_one_document_kernels_at_the_edges():
     at a non-finite y_i inside a trajectory, the gradient-only limb at a zero ||beta theta|| or kappa = 0;
     the flow at rest (v = 0), with a NaN velocity and with an overflowing one; the projection."""
     rng = np.random.default_rng(12)
-    K = 5
-    A = _unit(rng.standard_normal((K, 11)))
-    G = np.zeros((K, K))
-    M.gram(A.ravel().copy(), K, 11, G)
-    b = A @ _unit(rng.standard_normal(11))
+    K, G, b = _lift_problem(rng)
     ys = [_unit(rng.standard_normal(K)), np.array([0.0, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, 0.0, 0.8, 0.0, 0.0]),
           np.array([np.nan, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, np.inf, 0.8, 0.0, 0.0]),
           _unit(rng.standard_normal(K)), np.array([0.6, -0.0, 0.8, 0.0, 0.0]), _unit(rng.standard_normal(K))]
@@ -342,11 +347,7 @@ def test_lane_kernels_equal_the_one_document_kernels_at_the_edges():
 def test_lift_gradient_only_agrees_with_the_potential():
     """The leapfrog steps' call (U not summed) gives the same gradient and the same finite / not finite verdict."""
     rng = np.random.default_rng(5)
-    K = 5
-    A = _unit(rng.standard_normal((K, 11)))
-    G = np.zeros((K, K))
-    M.gram(A.ravel().copy(), K, 11, G)
-    b = A @ _unit(rng.standard_normal(11))
+    K, G, b = _lift_problem(rng)
     c = M.lift_exponents(np.array([2.0, 0.5, 1.0, 3.0, 0.7]), K)
     for y in (_unit(rng.standard_normal(K)), np.array([0.0, 0.6, 0.0, 0.8, 0.0]), np.array([0.6, 0.0, 0.8, 0.0, 0.0]),
               np.array([np.nan, 0.6, 0.0, 0.8, 0.0])):

@@ -620,6 +620,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         self._v = np.zeros(K * V)
         self._grad = np.zeros(K * V)
         self._G = np.zeros((K, K))
+        self.__dict__.pop("_beta_t", None)  # the topics by word of an earlier fit (another K) are not reused
         meth = self.method
         if meth in ("sggmc", "gsgnht"):
             # the library's SGGMC / gSGNHT step kernel in its rotated form (samplers.geodesic): the state
@@ -659,9 +660,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
 
     def _summaries(self, beta, docs, B):
         K, V = self._cfg["K"], self.n_features_in_
-        bt = self.__dict__.get("_beta_t")
-        bt = self._beta_t = M.transpose_topics(beta, K, V, bt if bt is not None and bt.shape == (V, (K + 7) // 8 * 8)
-                                               else None)
+        bt = self._beta_t = M.transpose_topics(beta, K, V, self.__dict__.get("_beta_t"))  # one buffer per fit
         M.gram(beta, K, V, self._G, bt)
         ip, ix, dt = self._csr
         M.doc_projections(beta, K, V, ip, ix, dt, docs, B, bt)

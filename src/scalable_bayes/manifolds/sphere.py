@@ -85,23 +85,17 @@ def _move(x, v, t, s, e, a):
 
 @njit(cache=True)
 def _flow_one(x, v, t, s, e):
-    """:func:`geodesic_flow` of the block [s, e)."""
+    """:func:`geodesic_flow` of the block [s, e): move, renormalise x, re-project v."""
+    block = e - s
     aa = 0.0
     for j in range(s, e):
         aa += v[j] * v[j]
-    a = np.sqrt(aa)
-    if not (a < np.inf):  # NaN or inf velocity
-        for j in range(s, e):
-            x[j] = np.nan
+    if not _flow_move_one(x, v, t, s, block, aa):
         return
-    if a > 0.0:
-        _move(x, v, t, s, e, a)
     nrm = 0.0
     for j in range(s, e):
         nrm += x[j] * x[j]
-    if not (nrm > 0.0) or not (nrm < np.inf):
-        for j in range(s, e):
-            x[j] = np.nan
+    if not _renorm_ok(x, s, block, nrm):
         return
     inv = 1.0 / np.sqrt(nrm)
     d = 0.0

@@ -126,12 +126,7 @@ def transpose_topics(beta, K, V, beta_t=None):
         ``beta_t``.
     """
     K, V = int(K), int(V)
-    K8 = _k8(K)
-    if beta_t is None:
-        beta_t = np.empty((V, K8))
-    elif beta_t.shape != (V, K8) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
-        raise ValueError(f"transpose_topics: beta_t must be a C-contiguous float64 array of shape ({V}, {K8}) "
-                         f"(K = {K} rounded up to a multiple of 8), got {beta_t.dtype} {beta_t.shape}")
+    beta_t = np.empty((V, _k8(K))) if beta_t is None else _checked_topics_by_word(beta_t, K, V)
     parallel_blocks(_transpose_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, beta, K, V, beta_t)
     return beta_t
 
@@ -152,14 +147,19 @@ def _transpose_word_blocks(b_lo, b_hi, beta, K, V, beta_t):
                 beta_t[i, k] = 0.0
 
 
-def _topics_by_word(beta, K, V, beta_t):
-    if beta_t is None:
-        return transpose_topics(beta, K, V)
+def _checked_topics_by_word(beta_t, K, V):
+    """``beta_t`` if it has the layout of :func:`transpose_topics`' output, else a ValueError naming it."""
     K8 = _k8(K)
     if beta_t.shape != (int(V), K8) or beta_t.dtype != np.float64 or not beta_t.flags.c_contiguous:
         raise ValueError(f"beta_t must be the topics by word, a C-contiguous float64 array of shape ({V}, {K8}) "
-                         f"(transpose_topics), got {beta_t.dtype} {beta_t.shape}")
+                         f"(K = {K} rounded up to a multiple of 8; transpose_topics makes it), got {beta_t.dtype} "
+                         f"{beta_t.shape}")
     return beta_t
+
+
+def _topics_by_word(beta, K, V, beta_t):
+    """``beta_t`` checked, or the topics transposed here if None."""
+    return transpose_topics(beta, K, V) if beta_t is None else _checked_topics_by_word(beta_t, K, V)
 
 
 def gram(beta, K, V, G, beta_t=None):
@@ -171,8 +171,8 @@ def gram(beta, K, V, G, beta_t=None):
     (:func:`scalable_bayes.intrinsics.matvec_lanes8x4`; each entry still adds its terms in the order of i,
     continued from one block of words to the next, the blocks small enough to stay in cache); then mirrored
     (beta_ki beta_ji = beta_ji beta_ki exactly, so the mirror is the value a full computation gives). One
-    parallel task computes the row groups g and n_groups - 1 - g (about equal work per task). The theta sampler relies on the
-    exact symmetry (it reads G by columns for G theta).
+    parallel task computes the row groups g and n_groups - 1 - g (about equal work per task). The theta sampler
+    relies on the exact symmetry (it reads G by columns for G theta).
 
     Runs Numba kernels on blocks of its range, one per thread (:func:`scalable_bayes.utils.parallel_blocks`);
     callable from Python, not from Numba code; writes ``G`` and returns nothing.
@@ -197,7 +197,7 @@ def gram(beta, K, V, G, beta_t=None):
     Gp = np.zeros((K8, K8))
     n_groups = (K + 3) // 4
     parallel_blocks(_gram_group_pairs, (n_groups + 1) // 2, bt, K, int(V), Gp)
-    _gram_mirror(Gp, K, G)
+    _mirror_upper(Gp, K, 1.0, G)  # x * 1 = x exactly
 
 
 @njit(nogil=True, cache=True)
@@ -221,16 +221,6 @@ def _gram_group(bt, K, g, lo, n, Gp):
     nr = min(4, K - k0)
     for j0 in range(k0 // 8 * 8, Gp.shape[1], 8):
         matvec_lanes8x4(bt, bt, Gp, k0, nr, j0, lo, n, lo > 0)
-
-
-@njit(cache=True)
-def _gram_mirror(Gp, K, G):
-    """G's upper triangle from ``Gp``, mirrored."""
-    for k in range(K):
-        for j in range(k, K):
-            x = Gp[k, j]
-            G[k, j] = x
-            G[j, k] = x
 
 
 def doc_projections(beta, K, V, indptr, indices, data, docs, B, beta_t=None):
@@ -1073,7 +1063,7 @@ def grad_documents(beta, K, V, indptr, indices, data, docs, thetas, score, norm,
     n_groups = (K + 3) // 4
     parallel_blocks(_grad_matrix_group_pairs, (n_groups + 1) // 2, A, f, d, K, Mp)
     Mkj = np.empty((K, K))
-    _grad_matrix_finish(Mp, K, scale * inv_n, Mkj)
+    _mirror_upper(Mp, K, scale * inv_n, Mkj)
     # sparse part into the gradient by word in chunks of eight topics ((K8 / 8, V, 8): a word's eight topics side by
     # side), then transposed into grad
     gc = np.empty((K8 // 8, V, 8))
@@ -1104,13 +1094,14 @@ def _grad_matrix_group(A, f, d, K, g, Mp):
 
 
 @njit(cache=True)
-def _grad_matrix_finish(Mp, K, w, Mkj):
-    """Mkj[k, j] = Mkj[j, k] = Mp[k, j] * w for j >= k."""
+def _mirror_upper(src, K, w, out):
+    """out[k, j] = out[j, k] = src[k, j] * w for j >= k (the upper triangle of a padded K8 x K8 ``src``,
+    mirrored: the Gram matrix with w = 1, the gradient's dense matrix with its scale)."""
     for k in range(K):
         for j in range(k, K):
-            m = Mp[k, j] * w
-            Mkj[k, j] = m
-            Mkj[j, k] = m
+            m = src[k, j] * w
+            out[k, j] = m
+            out[j, k] = m
 
 
 @njit(nogil=True, cache=True)
