@@ -29,6 +29,23 @@ def test_rng_matches_naive_and_is_keyed():
     np.testing.assert_array_equal(make_key(7, 3), make_key(7, 3))
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 9, 512, 1027])
+@pytest.mark.parametrize("chunk", [1, 3, 256])
+def test_chunked_normals_are_the_pairwise_normals_whatever_the_chunk(n, chunk):
+    # fill_normal_chunked draws a chunk's accepted polar tries first, then their scales: the numbers and the
+    # key's end state must be those of drawing pair after pair (rejected tries included), at every chunk size
+    from scalable_bayes.rng import fill_normal_chunked, normal_pair
+
+    key = make_key(5, n)
+    ref = naive.NaiveRNG(key.copy())
+    out = np.full(n, np.nan)
+    fill_normal_chunked(key, out, np.empty(chunk))
+    np.testing.assert_array_equal(out, ref.normals(n))
+    assert uniform(key) == ref.uniform()  # the same state afterwards
+    a, b = normal_pair(key)
+    assert (a, b) == ref.normal_pair()
+
+
 def test_one_seeding_for_keys_and_generators_and_one_draw_for_both_generators():
     from numba import njit
 

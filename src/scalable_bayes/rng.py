@@ -10,7 +10,8 @@ the key and advances it in place, so a chain's randomness is fully determined by
 from, independent of Numba's global generator. Uniform doubles from the top 53 bits; normals by the
 Marsaglia polar method (exact, no tables). :func:`make_key`, :func:`as_key`, :func:`uniform`,
 :func:`uniform_int`, :func:`normal_pair`, :func:`normal`, :func:`fill_normal`,
-:func:`partial_shuffle`. Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`ziggurat_exponential`, :func:`gamma`
+:func:`fill_normal_chunked`, :func:`partial_shuffle`; the pieces of a polar draw for loops that draw many
+(:func:`xoroshiro_next` on a state in registers, :func:`polar_try`, :func:`polar_ok`, :func:`polar_scale`). Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`ziggurat_exponential`, :func:`gamma`
 (Marsaglia & Tsang 2000 above shape 1, the boost from 0.05 to 1, Ahrens & Dieter's GS below),
 :func:`log_gamma` (exact in logs for tiny shapes), :func:`poisson`
 (inversion below mean 10, Hoermann's 1993 PTRS above), :func:`beta`.
@@ -165,14 +166,22 @@ def as_key(rng) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def next_u64(key):
-    """The next 64 random bits of the key (advanced in place)."""
-    s0 = key[0]
-    s1 = key[1]
+def xoroshiro_next(s0, s1):
+    """One step of xoroshiro128+ on a state held in two words (registers): ``(bits, s0', s1')``.
+
+    :func:`next_u64` is this step on a key in memory; a loop that draws many numbers from one key keeps the
+    state here and stores it back once, so that the chain of state updates does not pass through memory."""
     result = s0 + s1
     s1 ^= s0
-    key[0] = ((s0 << np.uint64(24)) | (s0 >> np.uint64(40))) ^ s1 ^ (s1 << np.uint64(16))
-    key[1] = (s1 << np.uint64(37)) | (s1 >> np.uint64(27))
+    n0 = ((s0 << np.uint64(24)) | (s0 >> np.uint64(40))) ^ s1 ^ (s1 << np.uint64(16))
+    n1 = (s1 << np.uint64(37)) | (s1 >> np.uint64(27))
+    return result, n0, n1
+
+
+@njit(cache=True, inline="always")
+def next_u64(key):
+    """The next 64 random bits of the key (advanced in place)."""
+    result, key[0], key[1] = xoroshiro_next(key[0], key[1])
     return result
 
 
@@ -189,15 +198,43 @@ def uniform_int(key, n):
     return j
 
 
+@njit(cache=True, inline="always")
+def polar_try(s0, s1):
+    """One try of the Marsaglia polar method from the state (s0, s1): ``(u, v, q, s0', s1')`` with u, v uniform on
+    [-1, 1) (the generator's next two uniforms, as :func:`uniform` makes them) and q = u^2 + v^2. The try is
+    accepted when :func:`polar_ok` (0 < q < 1); then u * f and v * f with f = :func:`polar_scale` (q) are two
+    independent N(0, 1) draws, the pair :func:`normal_pair` returns."""
+    a, s0, s1 = xoroshiro_next(s0, s1)
+    b, s0, s1 = xoroshiro_next(s0, s1)
+    u = 2.0 * (np.float64(a >> _S11) * INV_2_53) - 1.0
+    v = 2.0 * (np.float64(b >> _S11) * INV_2_53) - 1.0
+    return u, v, u * u + v * v, s0, s1
+
+
+@njit(cache=True, inline="always")
+def polar_ok(q):
+    """1 if a polar try with q = u^2 + v^2 is accepted (0 < q < 1), else 0: an integer, so that a loop of tries
+    can advance its output position by it instead of branching."""
+    return np.int64(q > 0.0) & np.int64(q < 1.0)
+
+
+@njit(cache=True, inline="always")
+def polar_scale(q):
+    """sqrt(-2 log q / q): the factor that turns an accepted polar try (u, v) into two N(0, 1) draws."""
+    return np.sqrt(-2.0 * np.log(q) / q)
+
+
 @njit(cache=True)
 def normal_pair(key):
     """Two independent N(0, 1) draws (Marsaglia polar method)."""
+    s0 = key[0]
+    s1 = key[1]
     while True:
-        u = 2.0 * uniform(key) - 1.0
-        v = 2.0 * uniform(key) - 1.0
-        s = u * u + v * v
-        if s > 0.0 and s < 1.0:
-            f = np.sqrt(-2.0 * np.log(s) / s)
+        u, v, q, s0, s1 = polar_try(s0, s1)
+        if polar_ok(q) == 1:
+            key[0] = s0
+            key[1] = s1
+            f = polar_scale(q)
             return u * f, v * f
 
 
@@ -210,17 +247,50 @@ def normal(key):
 
 @njit(cache=True)
 def fill_normal(key, out):
-    """Fill ``out`` (1-D float64) with independent N(0, 1) draws, two per polar step."""
+    """Fill ``out`` (1-D float64) with independent N(0, 1) draws, two per polar step (an odd last entry takes
+    the first of a pair): the numbers of :func:`normal_pair` called pair after pair. Runs
+    :func:`fill_normal_chunked` with a scratch of 256 pairs."""
+    fill_normal_chunked(key, out, np.empty(min(256, (out.shape[0] + 1) // 2 + 1)))
+
+
+@njit(cache=True)
+def fill_normal_chunked(key, out, scratch):
+    """:func:`fill_normal` with a caller's scratch (1-D float64, length >= 1): the same numbers whatever its
+    length, which sets how many pairs are drawn at a time.
+
+    Chunk by chunk, the accepted tries (u, v) are written to ``out`` and their q to ``scratch`` (a rejected try
+    is overwritten by the next: no branch per try), then the chunk's scales are computed in one loop and
+    multiplied in: the calls of ``log``, the divisions and the square roots of a chunk overlap instead of
+    waiting on the generator and on a mispredicted branch, and the generator state stays in registers."""
     n = out.shape[0]
+    c = scratch.shape[0]
+    s0 = key[0]
+    s1 = key[1]
     i = 0
     while i + 1 < n:
-        a, b = normal_pair(key)
-        out[i] = a
-        out[i + 1] = b
-        i += 2
+        m = min(c, (n - i) // 2)
+        j = 0
+        while j < m:
+            u, v, q, s0, s1 = polar_try(s0, s1)
+            out[i + 2 * j] = u
+            out[i + 2 * j + 1] = v
+            scratch[j] = q
+            j += polar_ok(q)
+        for j in range(m):
+            scratch[j] = polar_scale(scratch[j])
+        for j in range(m):
+            f = scratch[j]
+            out[i + 2 * j] *= f
+            out[i + 2 * j + 1] *= f
+        i += 2 * m
     if i < n:
-        a, _ = normal_pair(key)
-        out[i] = a
+        while True:
+            u, v, q, s0, s1 = polar_try(s0, s1)
+            if polar_ok(q) == 1:
+                out[i] = u * polar_scale(q)
+                break
+    key[0] = s0
+    key[1] = s1
 
 
 @njit(cache=True)

@@ -55,7 +55,7 @@ from numba import njit
 
 from ..distributions.vmf import sample_vmf
 from ..intrinsics import matvec_lanes8x4, weighted_outer_lanes8x4
-from ..rng import gamma, key_from_stream, normal, uniform
+from ..rng import gamma, key_from_stream, polar_ok, polar_scale, polar_try, uniform
 from ..utils import parallel_blocks
 
 __all__ = [
@@ -726,10 +726,26 @@ def _gmc_lanes(Y, YP, VP, GR, TH, GC, BT, UC, U, H0, AL, T1, T2, T3, T4, T5, c, 
     draw nothing and are never tested. A lane whose one-document transition would have ended early (U or H
     not finite) is marked in AL and computed on to the end of the trajectory with its results discarded: it
     draws nothing more and changes nothing."""
+    # K normals a lane from its key, the first of each polar pair (the numbers of rng.normal): first every
+    # lane's accepted tries, u into VP and q into YP (free until the copy of Y below; a rejected try is
+    # overwritten by the next, no branch per try), then the scales row by row, whose calls of log, divisions
+    # and square roots overlap instead of waiting on the generator
     for s in range(nb):
-        key = keys[s]
-        for i in range(K):
-            VP[i, s] = normal(key)
+        w0 = keys[s, 0]
+        w1 = keys[s, 1]
+        i = 0
+        while i < K:
+            u, _v, q, w0, w1 = polar_try(w0, w1)
+            VP[i, s] = u
+            YP[i, s] = q
+            i += polar_ok(q)
+        keys[s, 0] = w0
+        keys[s, 1] = w1
+    for i in range(K):
+        vr = VP[i]
+        qr = YP[i]
+        for s in range(nb):
+            vr[s] *= polar_scale(qr[s])
     for i in range(K):
         for s in range(nb, nl):
             VP[i, s] = 0.0

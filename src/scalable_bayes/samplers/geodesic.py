@@ -124,7 +124,7 @@ import numpy as np
 from numba import njit
 
 from ..manifolds.sphere import geodesic_flow, project_tangent
-from ..rng import fill_normal, normal_pair, uniform
+from ..rng import fill_normal, fill_normal_chunked, uniform
 from .base import SamplingAlgorithm
 
 __all__ = ["sggmc", "sggmc_sgd", "gsgnht", "gmc", "sg_geodesic_step", "sg_geodesic_inner_step",
@@ -133,6 +133,9 @@ __all__ = ["sggmc", "sggmc_sgd", "gsgnht", "gmc", "sg_geodesic_step", "sg_geodes
 
 # hyper layout of the SG samplers: [C, V, L, thermostat flag] + the Sphere's [block_size] appended by bind
 _C, _V, _L, _THERMO = 0, 1, 2, 3
+# the O step draws its normals this many at a time (even: the pairs stay where drawing pair by pair puts them;
+# 4 KiB of normals stay in L1 until the update reads them)
+_NOISE_CHUNK = 512
 
 #: the largest eps C for SGGMC: the sampled temperature (a/2) / sinh(a/2), a = eps C, is 1/2 there
 #: (the root of u / sinh(u) = 1/2, u = a/2; module docstring, "Checks")
@@ -166,13 +169,16 @@ def _bob(x, v, g, key, eps, fric, sd, block):
     Returns v'v."""
     n = x.shape[0]
     f = np.exp(-0.5 * fric * eps)
-    i = 0
-    while i < n:
-        a, b = normal_pair(key)
-        v[i] = f * v[i] - eps * g[i] + sd * a
-        if i + 1 < n:
-            v[i + 1] = f * v[i + 1] - eps * g[i + 1] + sd * b
-        i += 2
+    # the normals of a chunk first (fill_normal_chunked: the numbers of normal_pair drawn pair after pair), then
+    # the update; an even chunk keeps the pairs where drawing pair by pair puts them
+    z = np.empty(min(n, _NOISE_CHUNK))
+    scratch = np.empty(_NOISE_CHUNK // 2)
+    for c0 in range(0, n, _NOISE_CHUNK):
+        m = min(_NOISE_CHUNK, n - c0)
+        fill_normal_chunked(key, z[:m], scratch)
+        for k in range(m):
+            i = c0 + k
+            v[i] = f * v[i] - eps * g[i] + sd * z[k]
     project_tangent(x, v, block)
     kin = 0.0
     for j in range(n):
@@ -297,13 +303,7 @@ def _fisher_noise(x, z, key, eps, C, data, idx, dgrad, block, out):
     Returns the number of clipped eigen-directions."""
     n = x.shape[0]
     # z ~ N(0, I), drawn in pairs like the isotropic path, projected
-    i = 0
-    while i < n:
-        a, b = normal_pair(key)
-        z[i] = a
-        if i + 1 < n:
-            z[i + 1] = b
-        i += 2
+    fill_normal(key, z)
     project_tangent(x, z, block)
     s0 = np.sqrt(2.0 * C * eps)
     bsz = idx.shape[0]
