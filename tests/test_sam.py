@@ -73,6 +73,24 @@ def _grad_numpy(beta, X, docs, thetas, m0, kappa, sigma, kappa0, scale):
     return g
 
 
+@pytest.mark.parametrize("K,V", [(1, 7), (3, 5), (37, 1001), (200, 64)])
+def test_prior_mean_and_its_gradient_term_are_the_numpy_expressions(K, V):
+    # compiled loops in NumPy's order: the numbers of kappa0 m + sigma beta.sum(axis=0) and of
+    # grad -= c mbar, bit for bit, on entries over ten orders of magnitude (a pairwise sum would differ)
+    rng = np.random.default_rng(K)
+    beta = rng.standard_normal(K * V) * 10 ** rng.uniform(-5, 5, K * V)
+    m0 = rng.random(V)
+    m0 /= np.linalg.norm(m0)
+    mb, r = M.prior_mean_vector(beta, K, V, m0, 5.3, 21.7)
+    ref = 5.3 * m0 + 21.7 * beta.reshape(K, V).sum(axis=0)
+    np.testing.assert_array_equal(mb, ref)
+    assert r == float(np.linalg.norm(ref))
+    g = rng.standard_normal(K * V)
+    want = g.reshape(K, V) - 0.37 * mb[None, :]
+    M.subtract_mean_direction(g, mb, 0.37, K, V)
+    np.testing.assert_array_equal(g.reshape(K, V), want)
+
+
 def _kernel_grad(beta, X, docs, thetas, m0, sigma, kappa0, scale):
     K, V = beta.shape
     S, N, _ = thetas.shape

@@ -64,6 +64,22 @@ def test_log_besseli_no_overflow_and_consistency():
     assert log_besseli(1e5, 1e-8) == pytest.approx(1e5 * math.log(5e-9) - math.lgamma(1e5 + 1), rel=1e-13)
 
 
+def test_bessel_ratio_of_one_number_is_the_array_value():
+    # a scalar call skips the arrays; it must give the number the array path gives, bit for bit
+    rng = np.random.default_rng(4)
+    kappas = np.concatenate([[0.0, 1e-9, 1e-6, 0.5, np.inf], 10 ** rng.uniform(-8, 7, 60)])
+    for d in [1, 2, 3, 50, 3000, 28571.5]:
+        arr = bessel_ratio(kappas, d=d)
+        for k, a in zip(kappas, arr):
+            got = bessel_ratio(float(k), d=d)
+            assert type(got) is float and got == a, (d, k)
+            assert bessel_ratio(np.float64(k), d=np.float64(d)) == a
+    with pytest.raises(ValueError, match="dimension"):
+        bessel_ratio(1.0, d=0.5)
+    with pytest.raises(ValueError, match="kappa"):
+        bessel_ratio(-1.0, d=3)
+
+
 def test_bessel_ratio_vs_mpmath():
     for d in [2, 3, 10, 100, 1000, 28571]:
         for k in [1e-8, 1e-3, 0.5, 1.0, 10.0, 100.0, 1e3, 1e4, 1e6, 1e7]:

@@ -683,8 +683,7 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         K, V = self._cfg["K"], self.n_features_in_
         mb, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
         a = float(bessel_ratio(r, d=V))
-        g = grad.reshape(K, V)
-        g -= (float(self.sigma) * a / r) * mb[None, :]
+        M.subtract_mean_direction(grad, mb, float(self.sigma) * a / r, K, V)
 
     def _log_cv_mbar(self, beta):
         K, V = self._cfg["K"], self.n_features_in_

@@ -1218,8 +1218,51 @@ def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
     norm : float
         ||mbar||.
     """
-    mb = kappa0 * m0 + sigma * beta.reshape(K, V).sum(axis=0)
+    mb = np.empty(V)
+    _prior_mean_into(beta, K, V, m0, float(kappa0), float(sigma), mb)
     return mb, float(np.linalg.norm(mb))
+
+
+@njit(cache=True)
+def _prior_mean_into(beta, K, V, m0, kappa0, sigma, out):
+    """kappa0 m + sigma sum_k beta_k into ``out``, each column summed in NumPy's order for
+    ``beta.reshape(K, V).sum(axis=0)`` (the first row, then each next row added) and the two terms formed and
+    added as NumPy does: the numbers of that expression, without its temporaries."""
+    rows = beta.reshape((K, V))
+    first = rows[0]
+    for j in range(V):
+        out[j] = first[j]
+    for k in range(1, K):
+        row = rows[k]
+        for j in range(V):
+            out[j] += row[j]
+    for j in range(V):
+        out[j] = kappa0 * m0[j] + sigma * out[j]
+
+
+@njit(cache=True)
+def subtract_mean_direction(grad, mb, c, K, V):
+    """grad_k -= c mb for every topic k (``grad`` flat, (K * V,)): the prior's gradient term of every block
+    (:func:`prior_mean_vector`), in place, the numbers of ``grad.reshape(K, V) -= c * mb[None, :]``.
+
+    Parameters
+    ----------
+    grad : ndarray of float64, shape (K * V,)
+        Gradient, updated in place.
+    mb : ndarray of float64, shape (V,)
+        The prior's mean vector mbar.
+    c : float
+        The factor (sigma A_V(||mbar||) / ||mbar||).
+    K : int
+        Number of topics.
+    V : int
+        Vocabulary size.
+    """
+    rows = grad.reshape((K, V))
+    for k in range(K):
+        row = rows[k]
+        for j in range(V):
+            row[j] -= c * mb[j]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -239,11 +239,22 @@ def bessel_ratio_perron_fixed(d, kappa, n_terms):
 
 
 @njit(cache=True)
+def _bessel_ratio_one(d, kappa):
+    """A_d(kappa) for a checked d >= 1 and kappa >= 0 (1 at kappa = inf)."""
+    if kappa == np.inf:
+        return 1.0
+    return bessel_ratio_perron(d, kappa, 1000000, 1e-17)
+
+
+@njit(cache=True)
 def _bessel_ratio_array(d, kappa):
     out = np.empty(kappa.shape[0])
     for i in range(kappa.shape[0]):
-        out[i] = bessel_ratio_perron(d[i], kappa[i], 1000000, 1e-17)
+        out[i] = _bessel_ratio_one(d[i], kappa[i])
     return out
+
+
+_SCALARS = (float, int, np.floating, np.integer)
 
 
 def bessel_ratio(kappa, *, d):
@@ -261,12 +272,17 @@ def bessel_ratio(kappa, *, d):
     float or ndarray
         A_d(kappa), broadcast over ``kappa`` and ``d``.
     """
+    if isinstance(kappa, _SCALARS) and isinstance(d, _SCALARS):  # one number (a sampler's every step): no arrays
+        d_f, k_f = float(d), float(kappa)
+        if not d_f >= 1:
+            raise ValueError(f"bessel_ratio: dimension d must be >= 1, got {d_f}")
+        if not k_f >= 0:
+            raise ValueError("bessel_ratio: kappa must be >= 0 and not NaN; pass the concentration |eta|")
+        return _bessel_ratio_one(d_f, k_f)
     d_a, k_a = np.broadcast_arrays(np.asarray(d, dtype=np.float64), np.asarray(kappa, dtype=np.float64))
     if np.any(~(d_a >= 1)):
         raise ValueError(f"bessel_ratio: dimension d must be >= 1, got {d_a.min() if d_a.size else d_a}")
     if np.any(~(k_a >= 0)):
         raise ValueError("bessel_ratio: kappa must be >= 0 and not NaN; pass the concentration |eta|")
-    out = np.ones(k_a.shape)
-    fin = np.isfinite(k_a)
-    out[fin] = _bessel_ratio_array(d_a[fin].copy(), k_a[fin].copy())
+    out = _bessel_ratio_array(d_a.ravel().copy(), k_a.ravel().copy()).reshape(k_a.shape)
     return out if out.ndim else float(out)
