@@ -652,14 +652,17 @@ def _lift_lanes(Y, c, BT, G, kappa, K, nb, GR, TH, want_u, U, st, q, lin, mode):
             yi = yr[s]
             tr[s] = yi * yi
         if ci != 0.0 and want_u:
+            # the logs in a loop of their own (q is free until it is zeroed below), then the same cases as
+            # selects: log(0) = -inf and log(NaN) = NaN are computed and not taken
             for s in range(nb):
-                if st[s] == 0.0:
-                    yi = yr[s]
-                    if yi == 0.0:
-                        U[s] = np.inf if ci > 0.0 else -np.inf
-                        st[s] = 1.0
-                    else:
-                        U[s] -= ci * math.log(abs(yi))
+                q[s] = math.log(abs(yr[s]))
+            uz = np.inf if ci > 0.0 else -np.inf
+            for s in range(nb):
+                z = yr[s] == 0.0
+                live = st[s] == 0.0
+                u = uz if z else U[s] - ci * q[s]
+                U[s] = u if live else U[s]
+                st[s] = 1.0 if live & z else st[s]
         elif ci != 0.0:  # the same cases without the log terms, as selects (no branch per lane)
             uz = np.inf if ci > 0.0 else -np.inf
             for s in range(nb):
