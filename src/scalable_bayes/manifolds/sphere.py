@@ -76,34 +76,38 @@ def _move(x, v, t, s, e, a):
     sn = np.sin(at)
     soa = sn / a
     asn = a * sn
-    for j in range(s, e):
-        xj = x[j]
-        vj = v[j]
-        x[j] = xj * c + vj * soa
-        v[j] = vj * c - xj * asn
+    xs = x[s:e]  # views indexed from 0: LLVM vectorises these loops, not those indexed from s
+    vs = v[s:e]
+    for j in range(e - s):
+        xj = xs[j]
+        vj = vs[j]
+        xs[j] = xj * c + vj * soa
+        vs[j] = vj * c - xj * asn
 
 
 @njit(cache=True)
 def _flow_one(x, v, t, s, e):
     """:func:`geodesic_flow` of the block [s, e): move, renormalise x, re-project v."""
     block = e - s
+    xs = x[s:e]
+    vs = v[s:e]
     aa = 0.0
-    for j in range(s, e):
-        aa += v[j] * v[j]
+    for j in range(block):
+        aa += vs[j] * vs[j]
     if not _flow_move_one(x, v, t, s, block, aa):
         return
     nrm = 0.0
-    for j in range(s, e):
-        nrm += x[j] * x[j]
+    for j in range(block):
+        nrm += xs[j] * xs[j]
     if not _renorm_ok(x, s, block, nrm):
         return
     inv = 1.0 / np.sqrt(nrm)
     d = 0.0
-    for j in range(s, e):
-        x[j] *= inv
-        d += x[j] * v[j]
-    for j in range(s, e):
-        v[j] -= d * x[j]
+    for j in range(block):
+        xs[j] *= inv
+        d += xs[j] * vs[j]
+    for j in range(block):
+        vs[j] -= d * xs[j]
 
 
 @njit(cache=True)
@@ -114,15 +118,23 @@ def _flow_four(x, v, t, s, block):
     s1 = s + block
     s2 = s1 + block
     s3 = s2 + block
+    X0 = x[s:s1]  # views indexed from 0 (vector code; indexed from s, the loops stay scalar)
+    X1 = x[s1:s2]
+    X2 = x[s2:s3]
+    X3 = x[s3:s3 + block]
+    V0 = v[s:s1]
+    V1 = v[s1:s2]
+    V2 = v[s2:s3]
+    V3 = v[s3:s3 + block]
     a0 = 0.0
     a1 = 0.0
     a2 = 0.0
     a3 = 0.0
     for j in range(block):
-        a0 += v[s + j] * v[s + j]
-        a1 += v[s1 + j] * v[s1 + j]
-        a2 += v[s2 + j] * v[s2 + j]
-        a3 += v[s3 + j] * v[s3 + j]
+        a0 += V0[j] * V0[j]
+        a1 += V1[j] * V1[j]
+        a2 += V2[j] * V2[j]
+        a3 += V3[j] * V3[j]
     # live[q]: block q neither had a non-finite velocity nor a position that could not be renormalised
     live0 = _flow_move_one(x, v, t, s, block, a0)
     live1 = _flow_move_one(x, v, t, s1, block, a1)
@@ -133,10 +145,10 @@ def _flow_four(x, v, t, s, block):
     n2 = 0.0
     n3 = 0.0
     for j in range(block):
-        n0 += x[s + j] * x[s + j]
-        n1 += x[s1 + j] * x[s1 + j]
-        n2 += x[s2 + j] * x[s2 + j]
-        n3 += x[s3 + j] * x[s3 + j]
+        n0 += X0[j] * X0[j]
+        n1 += X1[j] * X1[j]
+        n2 += X2[j] * X2[j]
+        n3 += X3[j] * X3[j]
     live0 = live0 and _renorm_ok(x, s, block, n0)
     live1 = live1 and _renorm_ok(x, s1, block, n1)
     live2 = live2 and _renorm_ok(x, s2, block, n2)
@@ -150,30 +162,30 @@ def _flow_four(x, v, t, s, block):
     d2 = 0.0
     d3 = 0.0
     for j in range(block):
-        x0 = x[s + j] * i0
-        x[s + j] = x0
-        d0 += x0 * v[s + j]
-        x1 = x[s1 + j] * i1
-        x[s1 + j] = x1
-        d1 += x1 * v[s1 + j]
-        x2 = x[s2 + j] * i2
-        x[s2 + j] = x2
-        d2 += x2 * v[s2 + j]
-        x3 = x[s3 + j] * i3
-        x[s3 + j] = x3
-        d3 += x3 * v[s3 + j]
+        x0 = X0[j] * i0
+        X0[j] = x0
+        d0 += x0 * V0[j]
+        x1 = X1[j] * i1
+        X1[j] = x1
+        d1 += x1 * V1[j]
+        x2 = X2[j] * i2
+        X2[j] = x2
+        d2 += x2 * V2[j]
+        x3 = X3[j] * i3
+        X3[j] = x3
+        d3 += x3 * V3[j]
     if live0:
-        for j in range(s, s1):
-            v[j] -= d0 * x[j]
+        for j in range(block):
+            V0[j] -= d0 * X0[j]
     if live1:
-        for j in range(s1, s2):
-            v[j] -= d1 * x[j]
+        for j in range(block):
+            V1[j] -= d1 * X1[j]
     if live2:
-        for j in range(s2, s3):
-            v[j] -= d2 * x[j]
+        for j in range(block):
+            V2[j] -= d2 * X2[j]
     if live3:
-        for j in range(s3, s3 + block):
-            v[j] -= d3 * x[j]
+        for j in range(block):
+            V3[j] -= d3 * X3[j]
 
 
 @njit(cache=True)
@@ -219,30 +231,37 @@ def project_tangent(x, v, block):
     n = x.shape[0]
     s = 0
     while s + 4 * block <= n:  # four blocks' dot products side by side (each summed in its own order)
-        s1 = s + block
-        s2 = s1 + block
-        s3 = s2 + block
+        X0 = x[s:s + block]  # views indexed from 0 (vector code; indexed from s, the loops stay scalar)
+        X1 = x[s + block:s + 2 * block]
+        X2 = x[s + 2 * block:s + 3 * block]
+        X3 = x[s + 3 * block:s + 4 * block]
+        V0 = v[s:s + block]
+        V1 = v[s + block:s + 2 * block]
+        V2 = v[s + 2 * block:s + 3 * block]
+        V3 = v[s + 3 * block:s + 4 * block]
         d0 = 0.0
         d1 = 0.0
         d2 = 0.0
         d3 = 0.0
         for j in range(block):
-            d0 += x[s + j] * v[s + j]
-            d1 += x[s1 + j] * v[s1 + j]
-            d2 += x[s2 + j] * v[s2 + j]
-            d3 += x[s3 + j] * v[s3 + j]
+            d0 += X0[j] * V0[j]
+            d1 += X1[j] * V1[j]
+            d2 += X2[j] * V2[j]
+            d3 += X3[j] * V3[j]
         for j in range(block):
-            v[s + j] -= d0 * x[s + j]
-            v[s1 + j] -= d1 * x[s1 + j]
-            v[s2 + j] -= d2 * x[s2 + j]
-            v[s3 + j] -= d3 * x[s3 + j]
+            V0[j] -= d0 * X0[j]
+            V1[j] -= d1 * X1[j]
+            V2[j] -= d2 * X2[j]
+            V3[j] -= d3 * X3[j]
         s += 4 * block
     while s < n:
+        xs = x[s:s + block]
+        vs = v[s:s + block]
         d = 0.0
-        for j in range(s, s + block):
-            d += x[j] * v[j]
-        for j in range(s, s + block):
-            v[j] -= d * x[j]
+        for j in range(block):
+            d += xs[j] * vs[j]
+        for j in range(block):
+            vs[j] -= d * xs[j]
         s += block
 
 

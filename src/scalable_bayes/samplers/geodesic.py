@@ -176,9 +176,10 @@ def _bob(x, v, g, key, eps, fric, sd, block):
     for c0 in range(0, n, _NOISE_CHUNK):
         m = min(_NOISE_CHUNK, n - c0)
         fill_normal_chunked(key, z[:m], scratch)
+        vc = v[c0:c0 + m]  # views indexed from 0: vector code
+        gc = g[c0:c0 + m]
         for k in range(m):
-            i = c0 + k
-            v[i] = f * v[i] - eps * g[i] + sd * z[k]
+            vc[k] = f * vc[k] - eps * gc[k] + sd * z[k]
     project_tangent(x, v, block)
     kin = 0.0
     for j in range(n):
