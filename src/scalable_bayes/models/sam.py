@@ -135,16 +135,13 @@ def transpose_topics(beta, K, V, beta_t=None):
 def _transpose_word_blocks(b_lo, b_hi, beta, K, V, beta_t):
     """Words of the blocks b_lo, ..., b_hi - 1 of :func:`transpose_topics`."""
     K8 = beta_t.shape[1]
-    for ib in range(b_lo, b_hi):
-        lo = ib * _WORD_BLOCK
-        hi = min(lo + _WORD_BLOCK, V)
+    b2 = beta.reshape((K, V))
+    for i in range(b_lo * _WORD_BLOCK, min(b_hi * _WORD_BLOCK, V)):  # row by row: contiguous writes
+        row = beta_t[i]
         for k in range(K):
-            src = beta[k * V + lo:k * V + hi]
-            for i in range(hi - lo):
-                beta_t[lo + i, k] = src[i]
-        for i in range(lo, hi):
-            for k in range(K, K8):
-                beta_t[i, k] = 0.0
+            row[k] = b2[k, i]
+        for k in range(K, K8):
+            row[k] = 0.0
 
 
 def _checked_topics_by_word(beta_t, K, V):
@@ -1160,16 +1157,20 @@ def _grad_sparse_chunks(c_lo, c_hi, K, indptr, indices, data, docs, thetas, norm
 
 @njit(nogil=True, cache=True)
 def _grad_untranspose_word_blocks(b_lo, b_hi, gc, K, V, grad):
-    """grad[k V + i] = gc[k // 8, i, k % 8] for the words of the blocks b_lo, ..., b_hi - 1."""
+    """grad[k V + i] = gc[k // 8, i, k % 8] for the words of the blocks b_lo, ..., b_hi - 1 (a word's eight
+    topics read as one vector, written to eight rows of ``grad``)."""
+    g2 = grad.reshape((K, V))
     for ib in range(b_lo, b_hi):
         lo = ib * _WORD_BLOCK
         hi = min(lo + _WORD_BLOCK, V)
-        for k in range(K):
-            g = grad[k * V + lo:k * V + hi]
-            src = gc[k // 8]
-            q = k % 8
-            for i in range(hi - lo):
-                g[i] = src[lo + i, q]
+        for c in range(gc.shape[0]):
+            k0 = 8 * c
+            kt = min(8, K - k0)
+            src = gc[c]
+            for i in range(lo, hi):
+                v8 = src[i]
+                for q in range(kt):
+                    g2[k0 + q, i] = v8[q]
 
 
 @njit(nogil=True, cache=True)
