@@ -60,7 +60,8 @@ from ..utils import parallel_blocks
 
 __all__ = [
     "lift_exponents", "transpose_topics", "gram", "doc_projections", "vbar_score", "theta_init", "lift_potential",
-    "sample_theta", "stored_scores", "grad_documents", "prior_mean_vector", "log_lik_prior_draws",
+    "sample_theta", "stored_scores", "grad_documents", "prior_mean_vector", "subtract_mean_direction",
+    "log_lik_prior_draws",
     "sample_vmf", "sample_sam_corpus",
 ]
 
