@@ -44,6 +44,8 @@ def test_chunked_normals_are_the_pairwise_normals_whatever_the_chunk(n, chunk):
     assert uniform(key) == ref.uniform()  # the same state afterwards
     a, b = normal_pair(key)
     assert (a, b) == ref.normal_pair()
+    with pytest.raises(ValueError, match="at least one entry"):
+        fill_normal_chunked(key, np.empty(4), np.empty(0))
 
 
 def test_one_seeding_for_keys_and_generators_and_one_draw_for_both_generators():

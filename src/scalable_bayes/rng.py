@@ -11,7 +11,8 @@ from, independent of Numba's global generator. Uniform doubles from the top 53 b
 Marsaglia polar method (exact, no tables). :func:`make_key`, :func:`as_key`, :func:`uniform`,
 :func:`uniform_int`, :func:`normal_pair`, :func:`normal`, :func:`fill_normal`,
 :func:`fill_normal_chunked`, :func:`partial_shuffle`; the pieces of a polar draw for loops that draw many
-(:func:`xoroshiro_next` on a state in registers, :func:`polar_try`, :func:`polar_ok`, :func:`polar_scale`). Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`ziggurat_exponential`, :func:`gamma`
+(:func:`xoroshiro_next` on a state in registers, :func:`polar_try`, :func:`polar_ok`, :func:`polar_scale`).
+Non-uniform variates from a key: :func:`ziggurat_normal`, :func:`ziggurat_exponential`, :func:`gamma`
 (Marsaglia & Tsang 2000 above shape 1, the boost from 0.05 to 1, Ahrens & Dieter's GS below),
 :func:`log_gamma` (exact in logs for tiny shapes), :func:`poisson`
 (inversion below mean 10, Hoermann's 1993 PTRS above), :func:`beta`.
@@ -264,6 +265,8 @@ def fill_normal_chunked(key, out, scratch):
     waiting on the generator and on a mispredicted branch, and the generator state stays in registers."""
     n = out.shape[0]
     c = scratch.shape[0]
+    if c < 1 and n > 1:
+        raise ValueError("fill_normal_chunked: the scratch must have at least one entry")
     s0 = key[0]
     s1 = key[1]
     i = 0

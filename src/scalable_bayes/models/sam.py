@@ -127,6 +127,7 @@ def transpose_topics(beta, K, V, beta_t=None):
         ``beta_t``.
     """
     K, V = int(K), int(V)
+    beta = _flat_topics(beta, K, V)
     beta_t = np.empty((V, _k8(K))) if beta_t is None else _checked_topics_by_word(beta_t, K, V)
     parallel_blocks(_transpose_word_blocks, (V + _WORD_BLOCK - 1) // _WORD_BLOCK, beta, K, V, beta_t)
     return beta_t
@@ -143,6 +144,15 @@ def _transpose_word_blocks(b_lo, b_hi, beta, K, V, beta_t):
             row[k] = b2[k, i]
         for k in range(K, K8):
             row[k] = 0.0
+
+
+def _flat_topics(beta, K, V):
+    """``beta`` as a C-contiguous float64 vector of K * V entries (no copy if it is one), else a ValueError."""
+    beta = np.ascontiguousarray(beta, dtype=np.float64)
+    if beta.ndim != 1 or beta.shape[0] != K * V:
+        raise ValueError(f"beta must be the K = {K} topics flat, a vector of K * V = {K * V} entries (topic k in "
+                         f"beta[k*V:(k+1)*V]), got shape {beta.shape}")
+    return beta
 
 
 def _checked_topics_by_word(beta_t, K, V):
@@ -1223,6 +1233,11 @@ def prior_mean_vector(beta, K, V, m0, kappa0, sigma):
     norm : float
         ||mbar||.
     """
+    K, V = int(K), int(V)
+    beta = _flat_topics(beta, K, V)
+    m0 = np.ascontiguousarray(m0, dtype=np.float64)
+    if m0.shape != (V,):
+        raise ValueError(f"m0 must be a vector of V = {V} entries, got shape {m0.shape}")
     mb = np.empty(V)
     _prior_mean_into(beta, K, V, m0, float(kappa0), float(sigma), mb)
     return mb, float(np.linalg.norm(mb))
