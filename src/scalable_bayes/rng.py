@@ -286,14 +286,11 @@ def fill_normal_chunked(key, out, scratch):
             out[i + 2 * j] *= f
             out[i + 2 * j + 1] *= f
         i += 2 * m
-    if i < n:
-        while True:
-            u, v, q, s0, s1 = polar_try(s0, s1)
-            if polar_ok(q) == 1:
-                out[i] = u * polar_scale(q)
-                break
     key[0] = s0
     key[1] = s1
+    if i < n:
+        a, _ = normal_pair(key)
+        out[i] = a
 
 
 @njit(cache=True)

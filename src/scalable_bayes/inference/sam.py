@@ -679,15 +679,19 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         self.theta_step_size_ = cfg["th_eps"]
 
     def _prior_grad(self, beta, grad):
-        """grad_{beta_k} log c_V(||mbar||) = -sigma A_V(||mbar||) mbar / ||mbar|| added to every block."""
+        """grad_{beta_k} log c_V(||mbar||) = -sigma A_V(||mbar||) mbar / ||mbar|| added to every block; returns
+        ||mbar|| (for :meth:`_log_cv_mbar` at the same topics)."""
         K, V = self._cfg["K"], self.n_features_in_
         mb, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
         a = float(bessel_ratio(r, d=V))
         M.subtract_mean_direction(grad, mb, float(self.sigma) * a / r, K, V)
+        return r
 
-    def _log_cv_mbar(self, beta):
+    def _log_cv_mbar(self, beta, r=None):
+        """log c_V(||mbar||) at the topics ``beta``; ``r`` = ||mbar|| if the caller has it (:meth:`_prior_grad`)."""
         K, V = self._cfg["K"], self.n_features_in_
-        _, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
+        if r is None:
+            _, r = M.prior_mean_vector(beta, K, V, self.m_, float(self.kappa0), float(self.sigma))
         return float(vmf_log_normalizer(r, d=V))
 
     def _potential_grad(self, beta, docs, scale, want_u, summaries_current=False):
@@ -703,10 +707,10 @@ class SphericalAdmixture(TransformerMixin, BaseEstimator):
         ip, ix, dt = self._csr
         M.grad_documents(beta, K, V, ip, ix, dt, docs, self._thetas[:S], self._score[:S], self._norm[:S],
                          scale, self._grad)
-        self._prior_grad(beta, self._grad)
+        r = self._prior_grad(beta, self._grad)
         if not want_u:
             return np.nan
-        return self._log_cv_mbar(beta) - float(self.kappa) * float(self._score[:S].mean(axis=1).sum())
+        return self._log_cv_mbar(beta, r) - float(self.kappa) * float(self._score[:S].mean(axis=1).sum())
 
     # ------------------------------------------------------------------ one iteration
     def _iterate(self, it):
