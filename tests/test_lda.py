@@ -158,11 +158,13 @@ def test_esca_dense_rows_many_topics(dmin):
     _ztest_one_sweep(X, 13, "word", dmin)
 
 
-@pytest.mark.parametrize("K", [40, 136, 203])
+@pytest.mark.parametrize("K", [40, 125, 136, 203])
 def test_esca_dense_rows_of_many_rows(K):
-    """The z-test with all rows dense and long columns: K = 40, 5 rows of 8 topics (the draw counts the running
-    sums of the chosen column in one pass); K = 136 (17 rows) and K = 203 (26 rows, the last one partly
-    padding), where it counts the last rows of blocks of 8 first, then the rows of one block."""
+    """The z-test with all rows dense and long columns: K = 40 (5 rows of 8 topics: an odd number, the last
+    16-lane comparison half +inf) and K = 125 (16 rows, the most the draw takes in one count over the stacked
+    running sums; three columns one topic short), where one count gives the topic; K = 136 (17 rows) and K = 203
+    (26 rows, the last one partly padding), where it chooses the column, then counts the last rows of blocks of 8
+    in it, then the rows of one block."""
     X, _, _ = naive.synthetic_lda(n_docs=40, n_words=20, n_topics=4, doc_len=400, alpha=1.0, seed=6)
     _ztest_one_sweep(X, K, "word", 0, a=2.0)
 

@@ -20,7 +20,9 @@ None of these changes what a kernel computes; they give it instructions Numba do
   ``bsum[j]``, for collapsed Gibbs's dense conditional; ``dense_prefix8`` the same loop storing the running
   column sums in ``pf``, for ESCA's dense word rows; ``column_count_le8(pf, first, n, step, x, j)``: how many of
   ``n`` rows (``first``, every ``step``) of column ``j`` of such an array are <= ``x``, all eight columns
-  compared at once (the row search of ESCA's draw).
+  compared at once (the row search of ESCA's draw for K > 128); ``stack_columns8(pf, bsum, nrow)`` turns
+  the running column sums into running sums over all entries column after column, and ``count_le16(pf,
+  nvec, x)`` counts the entries <= ``x`` sixteen at a time (the whole draw in one pass for K <= 128).
 - ``dot8(w, i, x, n)`` / ``dot8x4(w, i0, i1, i2, i3, x, n)``: dot products of rows of ``w`` with ``x`` in
   <8 x double> vector code with one fixed summation order (the logistic regression gradient's minibatch dot
   products), the same bits wherever they are compiled; ``fma(a, b, c)``: a * b + c rounded once.
@@ -40,7 +42,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["prefetch", "prefetch_l2", "prefetch_read", "prefetch_write", "atomic_add", "popcount64", "ctz64",
-           "float64_bits", "bits_float64", "dense_row8", "dense_prefix8", "column_count_le8", "dot8", "dot8x4", "fma",
+           "float64_bits", "bits_float64", "dense_row8", "dense_prefix8", "column_count_le8", "stack_columns8",
+           "count_le16", "dot8", "dot8x4", "fma",
            "matvec_lanes8x4", "weighted_outer_lanes8x4"]
 
 
@@ -286,6 +289,82 @@ def column_count_le8(typingctx, pf, first, n, step, x, j):
             # the eight comparisons as the bits of one byte; bit j is column j's
             bits = builder.zext(builder.bitcast(builder.fcmp_ordered("<=", v, xv), ir.IntType(8)), i64)
             builder.store(builder.add(builder.load(acc), builder.and_(builder.lshr(bits, a_j), i64(1))), acc)
+        return builder.load(acc)
+
+    return sig, codegen
+
+
+@intrinsic
+def stack_columns8(typingctx, pf, bsum, nrow):
+    """Turn the running column sums of :func:`dense_prefix8` (float32, ``pf[8 (nrow - 1) + j] == bsum[j]``) into
+    running sums over ALL entries taken column after column: ``pf[8 r + j] += b_j`` for r < nrow, with
+    ``b_0 = 0`` and ``b_(j+1) = b_j + bsum[j]`` (float32, each sum rounded, left to right). Returns the total
+    ``b_7 + bsum[7]`` (float32, as float64). With non-negative products the result does not decrease in the
+    column-major order (column 0 top to bottom, then column 1, ...): a column's last entry rounds to exactly
+    ``b_(j+1)``, and rounding to nearest is monotone. Rows from ``nrow`` on are not touched. ESCA's dense draw
+    then finds its topic by one count over the whole row (:func:`count_le16`)."""
+    if not (isinstance(pf, types.Array) and pf.dtype == types.float32 and isinstance(bsum, types.Array)
+            and bsum.dtype == types.float32 and isinstance(nrow, types.Integer)):
+        return None
+    sig = types.float64(pf, bsum, types.intp)
+
+    def codegen(context, builder, sig, args):
+        a_pf, a_bsum, a_nrow = args
+        f32 = ir.FloatType()
+        v8f = ir.VectorType(f32, 8)
+        i32 = ir.IntType(32)
+        pf_p = context.make_array(sig.args[0])(context, builder, a_pf).data
+        bs_p = context.make_array(sig.args[1])(context, builder, a_bsum).data
+        bs = builder.load(builder.bitcast(bs_p, v8f.as_pointer()), align=4)
+        base = ir.Constant(v8f, [0.0] * 8)
+        b = ir.Constant(f32, 0.0)
+        for j in range(7):
+            b = builder.fadd(b, builder.extract_element(bs, i32(j)))
+            base = builder.insert_element(base, b, i32(j + 1))
+        total = builder.fadd(b, builder.extract_element(bs, i32(7)))
+        with cgutils.for_range(builder, a_nrow) as loop:
+            ptr = builder.bitcast(builder.gep(pf_p, [builder.mul(loop.index, ir.IntType(64)(8))]), v8f.as_pointer())
+            builder.store(builder.fadd(builder.load(ptr, align=4), base), ptr, align=4)
+        return builder.fpext(total, ir.DoubleType())
+
+    return sig, codegen
+
+
+@intrinsic
+def count_le16(typingctx, pf, nvec, x):
+    """The number of the first ``16 nvec`` entries of the float32 array ``pf`` (1-D contiguous) that are <= ``x``
+    (float64, >= 0; a NaN ``x`` counts nothing; NaN entries do not count), in 16-lane vector code: ``x`` rounded
+    DOWN to float32 once (a float32 entry is <= ``x`` exactly when it is <= that float), then per 16 entries one
+    load, one compare and the population count of its 16 bits. No data-dependent branch. Over running sums that do
+    not decrease (:func:`stack_columns8`) this is the index of the first entry above ``x``: an inverse CDF in
+    one pass."""
+    if not (isinstance(pf, types.Array) and pf.dtype == types.float32 and isinstance(nvec, types.Integer)
+            and isinstance(x, types.Float)):
+        return None
+    sig = types.intp(pf, types.intp, types.float64)
+
+    def codegen(context, builder, sig, args):
+        a_pf, a_n, a_x = args
+        f32 = ir.FloatType()
+        v16f = ir.VectorType(f32, 16)
+        i16 = ir.IntType(16)
+        i32 = ir.IntType(32)
+        i64 = ir.IntType(64)
+        pf_p = context.make_array(sig.args[0])(context, builder, a_pf).data
+        xf = builder.fptrunc(a_x, f32)
+        # rounded up past x: step down one float32 (x >= 0, so xf > 0 here and its bits minus one are the next below)
+        above = builder.fcmp_ordered(">", builder.fpext(xf, ir.DoubleType()), a_x)
+        down = builder.bitcast(builder.sub(builder.bitcast(xf, i32), i32(1)), f32)
+        xf = builder.select(above, down, xf)
+        xv = ir.Constant(v16f, ir.Undefined)
+        for q in range(16):
+            xv = builder.insert_element(xv, xf, i32(q))
+        ctpop = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i16, [i16]), "llvm.ctpop.i16")
+        acc = cgutils.alloca_once_value(builder, i64(0))
+        with cgutils.for_range(builder, a_n) as loop:
+            ptr = builder.bitcast(builder.gep(pf_p, [builder.mul(loop.index, i64(16))]), v16f.as_pointer())
+            bits = builder.bitcast(builder.fcmp_ordered("<=", builder.load(ptr, align=4), xv), i16)
+            builder.store(builder.add(builder.load(acc), builder.zext(builder.call(ctpop, [bits]), i64)), acc)
         return builder.load(acc)
 
     return sig, codegen
