@@ -279,6 +279,27 @@ def test_bit_intrinsics_match_python():
         assert tz == (x & -x).bit_length() - 1
 
 
+class _Tracking(ESCA):
+    """ESCA keeping the bitmap whatever the corpus (by default only where V K > 2 x tokens)."""
+
+    _track_cells_per_token = 0.0
+
+
+def test_bitmap_kept_only_where_the_scan_it_saves_is_long():
+    """One thread keeps the bitmap of written counts where V K exceeds twice the tokens, and not otherwise (the
+    scan is then cheaper than a bit per token); never on two threads. Either way the same fit."""
+    X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
+    n_tok = int(X.sum())
+    fits = {}
+    for K in (20, 120):
+        for n_jobs in (1, 2):
+            m = ESCA(n_components=K, max_iter=3, random_state=2, n_jobs=n_jobs).fit(X)
+            assert m._track == (n_jobs == 1 and 50 * K > 2 * n_tok), (K, n_jobs, n_tok)
+            fits[K, n_jobs] = m.components_
+        np.testing.assert_array_equal(fits[K, 1], fits[K, 2])
+    assert 50 * 20 < 2 * n_tok < 50 * 120
+
+
 @pytest.mark.parametrize("K,dense", [(5, False), (64, False), (65, False), (130, False), (5, True), (65, True),
                                      (130, True)])
 def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
@@ -289,7 +310,8 @@ def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
     otherwise all rows sparse."""
     X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
     dmin = min(12, K // 2) if dense else K + 1
-    m = ESCA(n_components=K, doc_topic_prior=0.3, max_iter=3, random_state=2, n_jobs=1, dense_min_topics=dmin).fit(X)
+    m = _Tracking(n_components=K, doc_topic_prior=0.3, max_iter=3, random_state=2, n_jobs=1,
+                  dense_min_topics=dmin).fit(X)
     assert m._track and not m._use_atomic and m._kw == (K + 63) // 64
     m2 = ESCA(n_components=K, doc_topic_prior=0.3, max_iter=3, random_state=2, n_jobs=2, dense_min_topics=dmin).fit(X)
     assert m2._use_atomic and not m2._track

@@ -533,6 +533,11 @@ class ESCA(_LDABase):
     # elsewhere). Not with several threads: measured on 20NG at K = 100 (6 paired runs), an atomic OR
     # of each first count cost ~7% more than the (parallel) scan it saves
     _track_touched = True
+    # ... and only where the V x K scan it saves is long against the sweep: the bitmap costs a read-modify-write
+    # per token, the scan a read per count. One thread, CPU per iteration, paired: V K / tokens 0.08 (Wikipedia
+    # sample, K = 100) 8% less time without the bitmap, 1.4 (20 Newsgroups, K = 100) 3-4% less, 14 (20 Newsgroups,
+    # K = 1000) 6-15% MORE; 0.85 (Wikipedia, K = 1000) within the noise. Kept where V K > 2 x tokens
+    _track_cells_per_token = 2.0
     # a word with at least this many tokens is "heavy": its counts can exceed uint16, so they live in
     # int32 rows of their own (word decomposition; lowered by the tests to exercise that path)
     _heavy_min_total = 2**16
@@ -613,7 +618,8 @@ class ESCA(_LDABase):
         # next tables visit nnz(W) counts instead of all V x K; invalid after the initialisation and
         # wherever counts are written behind the sweep's back (distributed ESCA's Allreduce)
         self._kw = (K + 63) // 64
-        self._track = self._word_mode and self._track_touched and not self._use_atomic
+        self._track = (self._word_mode and self._track_touched and not self._use_atomic
+                       and V * K > self._track_cells_per_token * C.n_tokens)
         self._bits = np.zeros(V * self._kw if self._track else 1, np.uint64)
         self._dslot = self._Wdn = None  # dense read rows: word decomposition only
         if self._word_mode:
