@@ -301,8 +301,10 @@ def stack_columns8(typingctx, pf, bsum, nrow):
     ``b_0 = 0`` and ``b_(j+1) = b_j + bsum[j]`` (float32, each sum rounded, left to right). Returns the total
     ``b_7 + bsum[7]`` (float32, as float64). With non-negative products the result does not decrease in the
     column-major order (column 0 top to bottom, then column 1, ...): a column's last entry rounds to exactly
-    ``b_(j+1)``, and rounding to nearest is monotone. Rows from ``nrow`` on are not touched. ESCA's dense draw
-    then finds its topic by one count over the whole row (:func:`count_le16`)."""
+    ``b_(j+1)``, and rounding to nearest is monotone. Rows from ``nrow`` on keep their values (with an odd
+    ``nrow`` row ``nrow`` is read and written back unchanged, ``pf`` must hold it: 8 (nrow + 1) entries). The
+    rows are written two at a time, in the 16-lane blocks that :func:`count_le16` reads. ESCA's dense draw
+    then finds its topic by one count over the whole row."""
     if not (isinstance(pf, types.Array) and pf.dtype == types.float32 and isinstance(bsum, types.Array)
             and bsum.dtype == types.float32 and isinstance(nrow, types.Integer)):
         return None
@@ -322,9 +324,26 @@ def stack_columns8(typingctx, pf, bsum, nrow):
             b = builder.fadd(b, builder.extract_element(bs, i32(j)))
             base = builder.insert_element(base, b, i32(j + 1))
         total = builder.fadd(b, builder.extract_element(bs, i32(7)))
-        with cgutils.for_range(builder, a_nrow) as loop:
-            ptr = builder.bitcast(builder.gep(pf_p, [builder.mul(loop.index, ir.IntType(64)(8))]), v8f.as_pointer())
-            builder.store(builder.fadd(builder.load(ptr, align=4), base), ptr, align=4)
+        # two rows per 16-lane store: count_le16 then loads what one store wrote (a load spanning two narrower
+        # stores waits for them to reach the cache instead of taking their data from the store buffer)
+        v16f = ir.VectorType(f32, 16)
+        i64 = ir.IntType(64)
+        both = _shuffle(builder, base, base, list(range(16)))
+        with cgutils.for_range(builder, builder.ashr(a_nrow, i64(1))) as loop:
+            o = builder.mul(loop.index, i64(16))
+            lo = builder.load(builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=4)
+            hi = builder.load(builder.bitcast(builder.gep(pf_p, [builder.add(o, i64(8))]), v8f.as_pointer()), align=4)
+            builder.store(builder.fadd(_shuffle(builder, lo, hi, list(range(16))), both),
+                          builder.bitcast(builder.gep(pf_p, [o]), v16f.as_pointer()), align=4)
+        odd = builder.icmp_signed("!=", builder.and_(a_nrow, i64(1)), i64(0))
+        with builder.if_then(odd):
+            # the last row with the row after it (+0.0 added to that one: unchanged, but for the sign of a zero)
+            o = builder.mul(builder.sub(a_nrow, i64(1)), i64(8))
+            lo = builder.load(builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=4)
+            hi = builder.load(builder.bitcast(builder.gep(pf_p, [builder.add(o, i64(8))]), v8f.as_pointer()), align=4)
+            half = _shuffle(builder, base, ir.Constant(v8f, [0.0] * 8), list(range(16)))
+            builder.store(builder.fadd(_shuffle(builder, lo, hi, list(range(16))), half),
+                          builder.bitcast(builder.gep(pf_p, [o]), v16f.as_pointer()), align=4)
         return builder.fpext(total, ir.DoubleType())
 
     return sig, codegen
