@@ -185,39 +185,36 @@ def test_stack_columns8_adds_the_left_columns_totals(nrow):
     want = (run + base).astype(np.float32)
     np.testing.assert_array_equal(pf[:8 * nrow], want.ravel())
     assert np.all(pf[8 * nrow:] == np.inf)
-    assert total == float(np.float32(base[7] + bsum[7]))
+    assert total == np.float32(base[7] + bsum[7]) and np.float32(total) == total  # a float32 value
     if nrow:
         assert np.all(np.diff(want.T.ravel()) >= 0)
-        assert want[-1, 7] == np.float32(total)
+        assert want[-1, 7] == total
 
 
-def test_count_le16_counts_exactly_against_a_double_bound():
-    """Against NumPy over the first 16 nvec entries: entries <= x compared as if in double precision (x is
-    rounded down to float32, never to nearest), ties count, NaN entries never count, a NaN bound counts
-    nothing, entries past 16 nvec are not read."""
+def test_count_le16_counts_the_entries_at_or_below_the_bound():
+    """Against NumPy over the first 16 nvec entries: entries <= x (float32), ties count, NaN entries never count,
+    a NaN bound counts nothing, entries past 16 nvec are not read."""
     rng = np.random.default_rng(5)
     pf = rng.uniform(0, 10, 16 * 7).astype(np.float32)
     pf[rng.random(pf.size) < 0.05] = np.nan
     checked = 0
     for nvec in (0, 1, 3, 7):
-        head = pf[:16 * nvec].astype(np.float64)
-        for x in (*rng.uniform(0, 11, 20), *head[:5], 0.0, 10.5):
-            assert _count16(pf, nvec, float(x)) == int(np.sum(head <= x))
+        head = pf[:16 * nvec]
+        for x in (*rng.uniform(0, 11, 20).astype(np.float32), *head[:5], np.float32(0), np.float32(10.5)):
+            assert _count16(pf, nvec, np.float32(x)) == int(np.sum(head <= x))
             checked += 1
     assert checked > 90
     one = np.full(16, np.float32(1.0), np.float32)
-    assert _count16(one, 1, 1.0 - 1e-12) == 0  # rounds to nearest 1.0f, which is above the bound
-    assert _count16(one, 1, 1.0) == 16
-    assert _count16(one, 1, 1.0 + 1e-12) == 16
-    nxt = np.nextafter(np.float32(1.0), np.float32(2.0))
-    assert _count16(np.full(16, nxt, np.float32), 1, float(nxt) - 1e-12) == 0  # rounds up to nxt: stepped down
-    assert _count16(one, 1, float("nan")) == 0
+    assert _count16(one, 1, np.nextafter(np.float32(1.0), np.float32(0.0))) == 0
+    assert _count16(one, 1, np.float32(1.0)) == 16
+    assert _count16(one, 1, np.float32("nan")) == 0
 
 
 def test_stacked_columns_and_one_count_draw_the_column_then_row_topic():
-    """The one-pass draw (stack the column sums, count the entries <= u Z) finds the same column-major position as
-    choosing the column by its cumulative total and then counting the rows of that column, wherever u is not
-    within a float32 rounding of a boundary (checked at 2,000 targets, none of which falls there)."""
+    """The one-pass draw (stack the column sums, count the entries <= the float32 target u Z) finds the same
+    column-major position as choosing the column by its cumulative total (double) and then counting the rows of
+    that column below what is left of the same target, wherever the target is not within a float32 rounding of a
+    boundary (checked at 2,000 targets, none of which falls there)."""
     rng = np.random.default_rng(11)
     nrow = 13
     rows = (rng.gamma(0.5, 1.0, (nrow, 8)) * np.exp(rng.uniform(-3, 3, (nrow, 8)))).astype(np.float32)
@@ -228,8 +225,9 @@ def test_stacked_columns_and_one_count_draw_the_column_then_row_topic():
     Z = _stack(pf, bsum, nrow)
     colcum = np.cumsum(bsum.astype(np.float64))
     for u in rng.random(2000):
-        x = u * Z
+        x = np.float32(u) * Z
         n = _count16(pf, (nrow + 1) // 2, x)
+        x = float(x)
         j = int(np.sum(colcum[:7] <= x))
         r = int(np.sum(run[:, j].astype(np.float64) <= x - (colcum[j] - bsum[j])))
         assert n == j * nrow + r

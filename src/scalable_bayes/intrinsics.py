@@ -299,7 +299,7 @@ def stack_columns8(typingctx, pf, bsum, nrow):
     """Turn the running column sums of :func:`dense_prefix8` (float32, ``pf[8 (nrow - 1) + j] == bsum[j]``) into
     running sums over ALL entries taken column after column: ``pf[8 r + j] += b_j`` for r < nrow, with
     ``b_0 = 0`` and ``b_(j+1) = b_j + bsum[j]`` (float32, each sum rounded, left to right). Returns the total
-    ``b_7 + bsum[7]`` (float32, as float64). With non-negative products the result does not decrease in the
+    ``b_7 + bsum[7]`` (float32). With non-negative products the result does not decrease in the
     column-major order (column 0 top to bottom, then column 1, ...): a column's last entry rounds to exactly
     ``b_(j+1)``, and rounding to nearest is monotone. Rows from ``nrow`` on keep their values (with an odd
     ``nrow`` row ``nrow`` is read and written back unchanged, ``pf`` must hold it: 8 (nrow + 1) entries). The
@@ -308,7 +308,7 @@ def stack_columns8(typingctx, pf, bsum, nrow):
     if not (isinstance(pf, types.Array) and pf.dtype == types.float32 and isinstance(bsum, types.Array)
             and bsum.dtype == types.float32 and isinstance(nrow, types.Integer)):
         return None
-    sig = types.float64(pf, bsum, types.intp)
+    sig = types.float32(pf, bsum, types.intp)
 
     def codegen(context, builder, sig, args):
         a_pf, a_bsum, a_nrow = args
@@ -344,7 +344,7 @@ def stack_columns8(typingctx, pf, bsum, nrow):
             half = _shuffle(builder, base, ir.Constant(v8f, [0.0] * 8), list(range(16)))
             builder.store(builder.fadd(_shuffle(builder, lo, hi, list(range(16))), half),
                           builder.bitcast(builder.gep(pf_p, [o]), v16f.as_pointer()), align=4)
-        return builder.fpext(total, ir.DoubleType())
+        return total
 
     return sig, codegen
 
@@ -352,15 +352,14 @@ def stack_columns8(typingctx, pf, bsum, nrow):
 @intrinsic
 def count_le16(typingctx, pf, nvec, x):
     """The number of the first ``16 nvec`` entries of the float32 array ``pf`` (1-D contiguous) that are <= ``x``
-    (float64, >= 0; a NaN ``x`` counts nothing; NaN entries do not count), in 16-lane vector code: ``x`` rounded
-    DOWN to float32 once (a float32 entry is <= ``x`` exactly when it is <= that float), then per 16 entries one
+    (float32; a NaN ``x`` counts nothing; NaN entries do not count), in 16-lane vector code: per 16 entries one
     load, one compare and the population count of its 16 bits. No data-dependent branch. Over running sums that do
     not decrease (:func:`stack_columns8`) this is the index of the first entry above ``x``: an inverse CDF in
     one pass."""
     if not (isinstance(pf, types.Array) and pf.dtype == types.float32 and isinstance(nvec, types.Integer)
-            and isinstance(x, types.Float)):
+            and x == types.float32):
         return None
-    sig = types.intp(pf, types.intp, types.float64)
+    sig = types.intp(pf, types.intp, types.float32)
 
     def codegen(context, builder, sig, args):
         a_pf, a_n, a_x = args
@@ -370,14 +369,9 @@ def count_le16(typingctx, pf, nvec, x):
         i32 = ir.IntType(32)
         i64 = ir.IntType(64)
         pf_p = context.make_array(sig.args[0])(context, builder, a_pf).data
-        xf = builder.fptrunc(a_x, f32)
-        # rounded up past x: step down one float32 (x >= 0, so xf > 0 here and its bits minus one are the next below)
-        above = builder.fcmp_ordered(">", builder.fpext(xf, ir.DoubleType()), a_x)
-        down = builder.bitcast(builder.sub(builder.bitcast(xf, i32), i32(1)), f32)
-        xf = builder.select(above, down, xf)
         xv = ir.Constant(v16f, ir.Undefined)
         for q in range(16):
-            xv = builder.insert_element(xv, xf, i32(q))
+            xv = builder.insert_element(xv, a_x, i32(q))
         ctpop = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i16, [i16]), "llvm.ctpop.i16")
         acc = cgutils.alloca_once_value(builder, i64(0))
         with cgutils.for_range(builder, a_n) as loop:

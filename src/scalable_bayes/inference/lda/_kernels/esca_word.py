@@ -244,18 +244,23 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
     (:func:`scalable_bayes.intrinsics.stack_columns8`: ``pf`` then holds the running sums over all topics in
     column-major order, in single precision, not decreasing), and the number of them at or below the target,
     counted sixteen at a time (:func:`scalable_bayes.intrinsics.count_le16`), is the topic's position in that
-    order; ``ktab`` maps a position to its topic (column ``n // nrow``, row ``n % nrow``). The same order and the
-    same distribution as the column-then-row search; a draw differs from it only where the target falls within
-    a single-precision rounding of a boundary. Returns (stream, new length of ``touched``)."""
+    order; ``ktab`` maps a position to its topic (column ``n // nrow``, row ``n % nrow``). The target is taken in
+    single precision too, the uniform rounded to float32 times the float32 total (capped just below it), so
+    every comparison is one of two floats: the probabilities are those of the float32 running sums to within
+    float32 rounding (as the float32 weights themselves). The same order as the column-then-row search, the same
+    distribution to that precision; a draw differs from it only where the target falls within a rounding of a
+    boundary. Returns (stream, new length of ``touched``)."""
     dense_prefix8(ddf, src, off, pf, bsum, nrow, fbeta)
     if nrow <= 16:
         Zs = stack_columns8(pf, bsum, nrow)
+        # the largest target below the total: the first running sum above it is a topic of positive weight
+        cap = np.nextafter(Zs, np.float32(0.0))
         nvec = (nrow + 1) >> 1  # an odd last row is compared with the +inf row after it
         last = 8 * nrow - 1
         for _ in range(n_tok):
             st, u = next_uniform(st)
-            n = count_le16(pf, nvec, u * Zs)
-            if n > last:
+            n = count_le16(pf, nvec, min(np.float32(u) * Zs, cap))
+            if n > last:  # only for a NaN total
                 n = last
             nt = _count_token_tracked(ktab[n], scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
         return st, nt
