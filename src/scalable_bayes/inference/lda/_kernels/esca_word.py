@@ -231,14 +231,13 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
     ``src[off : off + Kp]``, uint16 or int32) and count them into ``Ww[row :]``: the whole conditional
     p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in <8 x float32> code, topics k = 8 r + j forming column j,
     stored as running sums down each column (:func:`scalable_bayes.intrinsics.dense_prefix8`; ``pf`` holds
-    8 more rows of +inf after them). Per token, inverse CDF over the eight column sums (in double precision),
-    then the row: the first r whose running sum in column j exceeds what is left of the uniform, found by
-    COUNTING the running sums at or below it (they do not decrease down a column;
-    :func:`scalable_bayes.intrinsics.column_count_le8`), in one pass for up to 16 rows (K <= 128), else
-    first the last rows of blocks of 8 rows, then the 8 rows of one block. No data-dependent branch and
-    no chain of dependent additions: the former walk down the column added the weights one by one and
-    stopped at the crossing, a branch mispredicted about once per token; without it an ESCA iteration on
-    the Wikipedia sample at K = 100 takes about a quarter less time.
+    8 more rows of +inf after them). For more than 16 rows (K > 128), per token: inverse CDF over the eight
+    column sums (in double precision), then the row: the first r whose running sum in column j exceeds what is
+    left of the uniform, found by COUNTING the running sums at or below it (they do not decrease down a column;
+    :func:`scalable_bayes.intrinsics.column_count_le8`), first the last rows of blocks of 8 rows, then the 8
+    rows of one block. No data-dependent branch and no chain of dependent additions: the former walk down the
+    column added the weights one by one and stopped at the crossing, a branch mispredicted about once per
+    token; without it an ESCA iteration on the Wikipedia sample at K = 100 took about a quarter less time.
 
     For up to 16 rows (K <= 128) the column and the row are found in ONE count: the column sums are stacked
     (:func:`scalable_bayes.intrinsics.stack_columns8`: ``pf`` then holds the running sums over all topics in
