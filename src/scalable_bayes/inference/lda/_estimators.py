@@ -650,7 +650,7 @@ class ESCA(_LDABase):
         d = self._D
         kern.esca_init(C.indptr, C.indices, C.cnt, self._chunks, K, self.seed_, self._dptr, d[0], d[1], d[2],
                        self._W[0], self._Tpriv, self._hslot, self._Wh, self._doc_offset,
-                       self._alpha if self.init == "prior" else 0.0)
+                       self._alpha if self.init == "prior" else 0.0, self._use_atomic)
         kern.reduce_rows(self._Tpriv, self._T)
         self._r = 0
         self._C = C

@@ -28,8 +28,9 @@ from .common import (
 
 
 def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh,
-              doc_offset=0, prior_alpha=0.0):
-    """Random initial topics (Alg. 1 line 1, t = 0); fills D (sparse), W (atomic adds), Tpriv.
+              doc_offset=0, prior_alpha=0.0, use_atomic=True):
+    """Random initial topics (Alg. 1 line 1, t = 0); fills D (sparse), W (atomic adds when ``use_atomic``, which
+    several chunks need: they run on threads), Tpriv.
 
     ``prior_alpha`` <= 0: every token's topic uniform on the K topics, independently (the paper's
     eq. 19), from the stream (seed, 0, m) of document m. ``prior_alpha`` > 0: the topics are drawn
@@ -39,7 +40,8 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
     A heavy word (``hslot[v]`` = h >= 0) is counted in its own int32 row ``Wh[h K : (h + 1) K]``
     instead of W. ``doc_offset``: global index of local document 0 (keys the random streams of a
     shard)."""
-    args = (indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh, doc_offset)
+    args = (indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot, Wh, doc_offset,
+            bool(use_atomic))
     if prior_alpha > 0.0:
         parallel_blocks(_init_prior_chunks, chunks.shape[0] - 1, *args, float(prior_alpha))
     else:
@@ -47,17 +49,17 @@ def esca_init(indptr, indices, cnt, chunks, n_topics, seed, dptr, dtop, dcnt, dn
 
 
 @njit(inline="always", cache=True)
-def _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh):
-    """Count a start token of word v in topic k (atomic adds): into the heavy word's int32 row ``Wh[h K :]``
-    when ``h`` >= 0, else into ``W[v K :]``. Returns the new length of ``touched``."""
+def _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh, use_atomic):
+    """Count a start token of word v in topic k: into the heavy word's int32 row ``Wh[h K :]`` when ``h`` >= 0,
+    else into ``W[v K :]``. Returns the new length of ``touched``."""
     if h >= 0:
-        return count_token(k, scratch, touched, nt, Wh, h * K, True)
-    return count_token(k, scratch, touched, nt, W, v * K, True)
+        return count_token(k, scratch, touched, nt, Wh, h * K, use_atomic)
+    return count_token(k, scratch, touched, nt, W, v * K, use_atomic)
 
 
 @njit(nogil=True, cache=True)
 def _init_uniform_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot,
-                         Wh, doc_offset):
+                         Wh, doc_offset, use_atomic):
     """The uniform start (eq. 19) of the chunks c_lo..c_hi - 1 (a block of :func:`esca_init`)."""
     for c in range(c_lo, c_hi):
         scratch = np.zeros(K, np.int32)
@@ -70,13 +72,13 @@ def _init_uniform_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr
                 h = hslot[v]
                 for _ in range(cnt[e]):
                     st, k = draw_index(st, K)
-                    nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh)
+                    nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh, use_atomic)
             store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
 
 
 @njit(nogil=True, cache=True)
 def _init_prior_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, dtop, dcnt, dnnz, W, Tpriv, hslot,
-                       Wh, doc_offset, prior_alpha):
+                       Wh, doc_offset, use_atomic, prior_alpha):
     """The start from LDA's prior of the chunks c_lo..c_hi - 1 (a block of :func:`esca_init`). A function of
     its own so that the uniform start does not compile the Dirichlet draw."""
     for c in range(c_lo, c_hi):
@@ -98,8 +100,15 @@ def _init_prior_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, 
                 v = indices[e]
                 h = hslot[v]
                 for _ in range(cnt[e]):
-                    k = cdf_search(cum, K, uniform(key) * z)
-                    nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh)
+                    # the first running sum above the target, by counting those at or below it (the same topic as
+                    # rng.cdf_search's binary search; no branch to mispredict, vector code)
+                    x = uniform(key) * z
+                    k = 0
+                    for q in range(K):
+                        k += cum[q] <= x
+                    if k > K - 1:
+                        k = K - 1
+                    nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh, use_atomic)
             store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
 
 @njit(parallel=True, cache=True)
