@@ -24,7 +24,6 @@ from ....rng import next_uniform, stream
 from ....utils import NO_PARFORS as _NO_PARFORS
 from ....utils import parallel_blocks, quiet_no_parfors_warning
 from .common import (
-    count_doc_topic,
     draw_alias_clamped,
     put_count,
     smoothing_bucket,
@@ -210,10 +209,12 @@ def _table_rows(v_lo, v_hi, Wd, K, invT, wptr, wtop, wcoef, bits, kw, use_bits, 
 
 
 @njit(inline="always", cache=True)
-def _count_token_tracked(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw):
-    """:func:`.common.count_token`, and with ``track`` (single-threaded sweeps) the first count of
-    (v, k) in this sweep sets bit k of word v's row of ``bits`` (``kw`` 64-bit words per row)."""
-    nt = count_doc_topic(k, scratch, touched, nt)
+def _count_token_tracked(k, scratch, Ww, row, use_atomic, track, bits, v, kw):
+    """Count a token drawn into topic k: in the document's dense new counts ``scratch`` (its list of topics is
+    made after its last token, :func:`_list_doc_topics`) and in the word's write row ``Ww[row :]``; with
+    ``track`` (single-threaded sweeps) the first count of (v, k) in this sweep sets bit k of word v's row of
+    ``bits`` (``kw`` 64-bit words per row)."""
+    scratch[k] += 1
     if use_atomic:
         atomic_add(Ww, row + k, 1)
     else:
@@ -221,12 +222,24 @@ def _count_token_tracked(k, scratch, touched, nt, Ww, row, use_atomic, track, bi
         Ww[row + k] = old + 1
         if track:  # the first count of (v, k) in this sweep marks it (without a branch on the count)
             bits[v * kw + (k >> 6)] |= np.uint64(old == 0) << np.uint64(k & 63)
+
+
+@njit(inline="always", cache=True)
+def _list_doc_topics(scratch, touched, K):
+    """The topics with a nonzero count in ``scratch``, in increasing order, into ``touched`` (K + 1 entries;
+    branch-free: every topic is written and kept only when counted); returns how many. Once per document,
+    after its tokens: a list kept token by token (a store whose position waits on the previous token's count)
+    cost more per token than this scan of K counts per document on the corpora measured."""
+    nt = 0
+    for k in range(K):
+        touched[nt] = k
+        nt += scratch[k] != 0
     return nt
 
 
 @njit(inline="always", cache=True)
-def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax, scratch, touched, nt, Ww, row,
-                 use_atomic, track, bits, v, kw):
+def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax, scratch, Ww, row, use_atomic,
+                 track, bits, v, kw):
     """Draw the ``n_tok`` tokens of one (document, word) entry from a DENSE read row (counts
     ``src[off : off + Kp]``, uint16 or int32) and count them into ``Ww[row :]``: the whole conditional
     p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in <8 x float32> code, topics k = 8 r + j forming column j,
@@ -248,12 +261,12 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
     every comparison is one of two floats: the probabilities are those of the float32 running sums to within
     float32 rounding (as the float32 weights themselves). The same order as the column-then-row search, the same
     distribution to that precision; a draw differs from it only where the target falls within a rounding of a
-    boundary. Returns (stream, new length of ``touched``)."""
+    boundary. Returns the stream."""
     dense_prefix8(ddf, src, off, pf, bsum, nrow, fbeta)
     if nrow <= 16:
         Zs = stack_columns8(pf, bsum, nrow)
         # the largest target below the total: the first running sum above it is a topic of positive weight
-        cap = np.nextafter(Zs, np.float32(0.0))
+        cap = Zs * np.float32(1.0 - 2.0**-24)  # (a positive normal total times 1 - 2^-24 rounds to the float below it)
         nvec = (nrow + 1) >> 1  # an odd last row is compared with the +inf row after it
         last = 8 * nrow - 1
         for _ in range(n_tok):
@@ -261,8 +274,8 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
             n = count_le16(pf, nvec, min(np.float32(u) * Zs, cap))
             if n > last:  # only for a NaN total
                 n = last
-            nt = _count_token_tracked(ktab[n], scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
-        return st, nt
+            _count_token_tracked(ktab[n], scratch, Ww, row, use_atomic, track, bits, v, kw)
+        return st
     Z = 0.0
     for j in range(8):
         Z += bsum[j]
@@ -284,8 +297,8 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
         rmax = (K - 1 - j) >> 3
         if r > rmax:
             r = rmax
-        nt = _count_token_tracked(r * 8 + j, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
-    return st, nt
+        _count_token_tracked(r * 8 + j, scratch, Ww, row, use_atomic, track, bits, v, kw)
+    return st
 
 
 def esca_word_sweep(
@@ -381,7 +394,6 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                 ddf[k] = (dk + alpha) * invT[k]
                 R += dk * invT[k] * beta
                 rcum[j] = R
-            nt = 0
             for e in range(indptr[m], indptr[m + 1]):
                 if e + 2 * PF < e_end:
                     prefetch_read(wptr, indices[e + 2 * PF])
@@ -408,13 +420,13 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                 row = v * K
                 d = dslot[v]
                 if d >= 0:
-                    st, nt = _dense_entry(cnt[e], st, ddf, Wdn, d * Kp, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax,
-                                          scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+                    st = _dense_entry(cnt[e], st, ddf, Wdn, d * Kp, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax,
+                                      scratch, Ww, row, use_atomic, track, bits, v, kw)
                     continue
                 if d <= -2:
                     h = -2 - d
-                    st, nt = _dense_entry(cnt[e], st, ddf, Whn, h * Kp, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax,
-                                          scratch, touched, nt, Wh, h * K, use_atomic, False, bits, v, kw)
+                    st = _dense_entry(cnt[e], st, ddf, Whn, h * Kp, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax,
+                                      scratch, Wh, h * K, use_atomic, False, bits, v, kw)
                     continue
                 wo = wptr[v]
                 wn = wptr[v + 1] - wo
@@ -484,10 +496,11 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                         k = dtop[base + lo]
                     else:
                         k = draw_alias_clamped((u - Q - R) / S, s_prob, s_alias, 0, K)
-                    nt = _count_token_tracked(k, scratch, touched, nt, Ww, row, use_atomic, track, bits, v, kw)
+                    _count_token_tracked(k, scratch, Ww, row, use_atomic, track, bits, v, kw)
             for j in range(nz):
                 k = dtop[base + j]
                 dda[k] = alpha
                 ddf[k] = alpha * invT[k]
-            store_doc_counts(m, base, nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
+            store_doc_counts(m, base, _list_doc_topics(scratch, touched, K), touched, scratch, dtop, dcnt, dnnz, Tpriv,
+                             c)
 
