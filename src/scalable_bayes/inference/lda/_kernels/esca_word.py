@@ -229,7 +229,8 @@ def _list_doc_topics(scratch, touched, K):
     """The topics with a nonzero count in ``scratch``, in increasing order, into ``touched`` (K + 1 entries;
     branch-free: every topic is written and kept only when counted); returns how many. Once per document,
     after its tokens: a list kept token by token (a store whose position waits on the previous token's count)
-    cost more per token than this scan of K counts per document on the corpora measured."""
+    cost about 8 ns a dense entry on the Wikipedia sample at K = 100 (frozen-state ablation); at K = 1000 the
+    scan of 1,000 counts a document measured as fast as the list on 20 Newsgroups and the Wikipedia sample."""
     nt = 0
     for k in range(K):
         touched[nt] = k
