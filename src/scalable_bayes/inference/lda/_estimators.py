@@ -523,8 +523,8 @@ class ESCA(_LDABase):
     read them dense); no per-token assignment is stored. On one thread, where V x K exceeds twice the
     tokens, the sweep also marks the counts it writes in a V x K bitmap (K/8 bytes a word), so that the
     next iteration's read buffer is built from nnz(W) counts instead of a scan of all V x K. The
-    ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays), uint16 when every word occurs fewer
-    than 2^16 times, else int32.
+    ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays), uint16 when
+    every word occurs fewer than 2^16 times, else int32.
     """
 
     _name = "ESCA"
