@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 import naive_samplers as naive
 from scalable_bayes import models, samplers
@@ -11,7 +12,8 @@ from scalable_bayes.evaluation import mcmc
 from scalable_bayes.models.base import Model
 from scalable_bayes.samplers import euclidean
 from scalable_bayes.samplers.driver import batch_key
-from scalable_bayes.rng import fill_normal, make_key, partial_shuffle, uniform, uniform_int
+from scalable_bayes.rng import (cdf_count, cdf_search, fill_normal, make_key, partial_shuffle, uniform,
+                                uniform_int)
 
 # ------------------------------------------------------------------ (a) kernels vs naive
 
@@ -27,6 +29,29 @@ def test_rng_matches_naive_and_is_keyed():
     assert uniform_int(key, 13) == ref.uniform_int(13)
     assert not np.array_equal(make_key(7, 3), make_key(7, 4))
     np.testing.assert_array_equal(make_key(7, 3), make_key(7, 3))
+
+
+@njit
+def _cdf_both(cum, n, u):
+    return cdf_search(cum, n, u), cdf_count(cum, n, u)
+
+
+def test_cdf_count_finds_the_index_cdf_search_finds():
+    """Counting the running sums at or below u gives the binary search's first index above u, n - 1 when none is:
+    over running sums with ties (zero weights, at the start, inside and at the end), targets drawn, exactly on
+    every sum, below the first and past the last, n = 1..40."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for n in range(1, 41):
+        w = rng.gamma(0.5, 1.0, n)
+        w[rng.random(n) < 0.3] = 0.0
+        w[0] = 0.0 if n % 3 == 0 else w[0]
+        cum = np.cumsum(w)
+        for u in (*rng.uniform(-0.1, cum[-1] * 1.1 + 0.1, 20), *cum, -1.0, cum[-1] + 1.0):
+            a, b = _cdf_both(cum, n, float(u))
+            assert a == b, (n, u)
+            checked += 1
+    assert checked > 1500
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 9, 512, 1027])

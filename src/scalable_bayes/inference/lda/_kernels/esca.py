@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from ....manifolds.simplex import dirichlet
-from ....rng import draw_index, key_from_stream, next_uniform, stream, uniform
+from ....rng import cdf_count, draw_index, key_from_stream, next_uniform, stream, uniform
 from ....utils import parallel_blocks
 from .common import (
     build_alias,
@@ -100,14 +100,7 @@ def _init_prior_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, K, seed, dptr, 
                 v = indices[e]
                 h = hslot[v]
                 for _ in range(cnt[e]):
-                    # the first running sum above the target, by counting those at or below it (the same topic as
-                    # rng.cdf_search's binary search; no branch to mispredict, vector code)
-                    x = uniform(key) * z
-                    k = 0
-                    for q in range(K):
-                        k += cum[q] <= x
-                    if k > K - 1:
-                        k = K - 1
+                    k = cdf_count(cum, K, uniform(key) * z)
                     nt = _count_start_token(k, v, h, K, scratch, touched, nt, W, Wh, use_atomic)
             store_doc_counts(m, dptr[m], nt, touched, scratch, dtop, dcnt, dnnz, Tpriv, c)
 
