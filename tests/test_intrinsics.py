@@ -210,6 +210,20 @@ def test_count_le16_counts_the_entries_at_or_below_the_bound():
     assert _count16(one, 1, np.float32("nan")) == 0
 
 
+def test_the_draws_cap_is_the_float32_just_below_the_total():
+    """ESCA's dense draw caps its float32 target at total * (1 - 2^-24): for a positive normal float32 total that
+    product rounds to the largest float32 below it (so the first running sum above the target has positive weight),
+    at mantissas near 1 (powers of two included) and near 2."""
+    rng = np.random.default_rng(2)
+    f = np.float32(1.0 - 2.0**-24)
+    totals = [np.float32(2.0**e) for e in range(-120, 120, 7)]
+    totals += [np.nextafter(np.float32(2.0**e), np.float32(np.inf)) for e in range(-120, 120, 7)]
+    totals += [np.nextafter(np.float32(2.0**e), np.float32(0)) for e in range(-120, 120, 7)]
+    totals += list((10.0 ** rng.uniform(-30, 30, 2000)).astype(np.float32))
+    for z in totals:
+        assert np.float32(z * f) == np.nextafter(z, np.float32(0)), z
+
+
 def test_stacked_columns_and_one_count_draw_the_column_then_row_topic():
     """The one-pass draw (stack the column sums, count the entries <= the float32 target u Z) finds the same
     column-major position as choosing the column by its cumulative total (double) and then counting the rows of

@@ -273,7 +273,7 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
         for _ in range(n_tok):
             st, u = next_uniform(st)
             n = count_le16(pf, nvec, min(np.float32(u) * Zs, cap))
-            if n > last:  # only for a NaN total
+            if n > last:  # only for an infinite total (overflowed weights): every finite sum is then <= the target
                 n = last
             _count_token_tracked(ktab[n], scratch, Ww, row, use_atomic, track, bits, v, kw)
         return st
