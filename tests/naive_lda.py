@@ -79,10 +79,16 @@ def cgs_draw(p, K, u):
     return k
 
 
-def cgs(X, K, alpha, beta, n_iter, seed):
-    """Sequential collapsed Gibbs with the kernels' stream and draw convention; returns W (V, K), z. The
-    conditional is computed as the kernel does, (D_mk + alpha) * (1 / (T_k + V beta)) * (W_kv + beta), each
-    operation rounded in that order, and drawn by :func:`cgs_draw`."""
+def cgs(X, K, alpha, beta, n_iter, seed, doc_cuts=None, word_cuts=None):
+    """Collapsed Gibbs with the kernels' stream and draw convention; returns W (V, K), z. The conditional is
+    computed as the kernel does, (D_mk + alpha) * (1 / (T_k + V beta)) * (W_kv + beta), each operation rounded
+    in that order, and drawn by :func:`cgs_draw`.
+
+    Sequential by default. With ``doc_cuts`` / ``word_cuts`` (P + 1 boundaries each, P >= 1) the partitioned
+    sweep: P rounds; in round s, for i = 0 .. P - 1 in turn, the tokens of documents ``doc_cuts[i]`` to
+    ``doc_cuts[i + 1] - 1`` whose word lies in ``word_cuts[g] ..`` with g = (i + s) mod P, document by document,
+    drawn from the stream (seed, t P + g, m), with the topic totals of the round's start plus that block's
+    own moves; after the round every block's moves are added to the totals."""
     X = sp.csr_matrix(X)
     V = X.shape[1]
     docs = expand(X)
@@ -101,21 +107,39 @@ def cgs(X, K, alpha, beta, n_iter, seed):
             W[v, k] += 1
             T[k] += 1
         z.append(zm)
+
+    def block(m, positions, st, Tb):
+        for i in positions:
+            v = docs[m][i]
+            old = z[m][i]
+            D[m, old] -= 1
+            W[v, old] -= 1
+            Tb[old] -= 1
+            p = ((D[m] + alpha) * (1.0 / (Tb + V * beta))) * (W[v] + beta)
+            st, u = next_uniform(st)
+            k = cgs_draw(p, K, u)
+            z[m][i] = k
+            D[m, k] += 1
+            W[v, k] += 1
+            Tb[k] += 1
+
     for it in range(1, n_iter + 1):
-        for m, toks in enumerate(docs):
-            st = stream(seed, it, m)
-            for i, v in enumerate(toks):
-                old = z[m][i]
-                D[m, old] -= 1
-                W[v, old] -= 1
-                T[old] -= 1
-                p = ((D[m] + alpha) * (1.0 / (T + V * beta))) * (W[v] + beta)
-                st, u = next_uniform(st)
-                k = cgs_draw(p, K, u)
-                z[m][i] = k
-                D[m, k] += 1
-                W[v, k] += 1
-                T[k] += 1
+        if doc_cuts is None:
+            for m in range(len(docs)):
+                block(m, range(len(docs[m])), stream(seed, it, m), T)
+            continue
+        P = len(doc_cuts) - 1
+        for s in range(P):
+            moves = np.zeros(K, np.int64)
+            for i in range(P):
+                g = (i + s) % P
+                Tb = T.copy()
+                for m in range(doc_cuts[i], doc_cuts[i + 1]):
+                    pos = [j for j, v in enumerate(docs[m]) if word_cuts[g] <= v < word_cuts[g + 1]]
+                    if pos:
+                        block(m, pos, stream(seed, it * P + g, m), Tb)
+                moves += Tb - T
+            T += moves
     return W, np.concatenate([np.asarray(a, dtype=np.int64) for a in z])
 
 

@@ -57,6 +57,53 @@ def test_cgs_matches_naive_draw_for_draw(small, K):
     np.testing.assert_array_equal(np.rint(m.components_ - b), W_ref.T)
 
 
+@pytest.mark.parametrize("P, n_threads", [(2, 1), (3, 1), (3, 2), (5, 2)])
+def test_partitioned_cgs_matches_naive_draw_for_draw(small, P, n_threads):
+    """P x P blocks in P rounds, topic totals stale within a round: every draw equals the twin's, on one thread
+    and on two (the blocks of a round side by side), with 5 word ranges over 30 words and 40 documents."""
+    K, a, b = 13, 0.3, 0.1
+    m = CollapsedGibbs(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=3, random_state=5,
+                       n_partitions=P, n_jobs=n_threads).fit(small)
+    doc_cuts = kern.balanced_cuts(np.asarray(small.sum(1)).ravel(), P)
+    word_cuts = kern.balanced_cuts(np.asarray(small.sum(0)).ravel(), P)
+    assert np.all(np.diff(doc_cuts) > 0) and np.count_nonzero(np.diff(word_cuts)) >= 2
+    W_ref, z_ref = naive.cgs(small, K, a, b, 3, 5, doc_cuts, word_cuts)
+    np.testing.assert_array_equal(m.topic_assignments_, z_ref)
+    np.testing.assert_array_equal(np.rint(m.components_ - b), W_ref.T)
+    # and the twin's partitioned schedule is not the sequential one
+    assert not np.array_equal(naive.cgs(small, K, a, b, 3, 5)[1], z_ref)
+
+
+@pytest.mark.parametrize("cls", [ESCA, CollapsedGibbs, CVB0])
+def test_fit_leaves_a_non_canonical_matrix_as_it_was(small, cls):
+    """Rows listing their words out of order, a duplicate entry and an explicit zero: the fit sums, sorts and
+    drops them in a copy (the same fit as on the canonical matrix); the caller's arrays are unchanged."""
+    X = small.tocsr().copy()
+    for m in range(X.shape[0]):  # reverse each row's entries
+        s, e = X.indptr[m], X.indptr[m + 1]
+        X.indices[s:e] = X.indices[s:e][::-1].copy()
+        X.data[s:e] = X.data[s:e][::-1].copy()
+    X.has_sorted_indices = False
+    # row 0: its first entry given the word of its second (a duplicate); row 1: its first count made an explicit 0
+    X.indices[X.indptr[0]] = X.indices[X.indptr[0] + 1]
+    X.data[X.indptr[1]] = 0
+    ref = X.toarray()  # (duplicates summed)
+    assert not X.has_canonical_format and X.nnz == small.nnz
+    arrays = [X.indices.copy(), X.data.copy(), X.indptr.copy()]
+    kw = dict(n_components=5, max_iter=2, random_state=1)
+    a = cls(**kw).fit(X)
+    b = cls(**kw).fit(sp.csr_matrix(ref))
+    np.testing.assert_array_equal(a.components_, b.components_)
+    for got, want in zip([X.indices, X.data, X.indptr], arrays):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_partitioned_cgs_rejects_a_bad_partition_count(small, bad):
+    with pytest.raises(ValueError, match="n_partitions"):
+        CollapsedGibbs(n_components=3, max_iter=1, n_partitions=bad).fit(small)
+
+
 @pytest.mark.parametrize("gamma_dtype", ["float16", "float32"])
 def test_cvb0_matches_naive(small, gamma_dtype):
     K, a, b = 4, 0.3, 0.1

@@ -8,7 +8,7 @@ the buffers). No I/O, no globals. Randomness: one counter-based stream per (seed
 document) (:func:`scalable_bayes.rng.stream`), so results do not depend on the thread count.
 """
 
-from .cgs import cgs_init, cgs_sweep
+from .cgs import balanced_cuts, cgs_init, cgs_partition_layout, cgs_sweep
 from .common import build_alias, col_sums, draw_alias, fill_zero, reduce_rows, row_sums
 from .cvb0 import cvb0_gamma, cvb0_init, cvb0_init_assignments, cvb0_sweep
 from .esca import esca_init, esca_sweep, esca_tables, sca_plain_sweep
@@ -19,5 +19,5 @@ __all__ = [
     "build_alias", "draw_alias", "row_sums", "col_sums", "fill_zero", "reduce_rows",
     "esca_init", "esca_tables", "esca_sweep", "sca_plain_sweep",
     "esca_word_nnz", "esca_word_tables", "esca_word_sweep",
-    "cgs_init", "cgs_sweep", "cvb0_init", "cvb0_init_assignments", "cvb0_sweep", "cvb0_gamma", "half_bits", "half_value",
+    "cgs_init", "cgs_sweep", "cgs_partition_layout", "balanced_cuts", "cvb0_init", "cvb0_init_assignments", "cvb0_sweep", "cvb0_gamma", "half_bits", "half_value",
 ]
