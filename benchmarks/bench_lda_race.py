@@ -16,8 +16,9 @@ Protocol, per cell (corpus, K, threads) and repeat r (all engines use seed r; th
   ``--reuse-reference DIR`` reuses the reference runs an earlier race with the same settings stored in
   its ``--out`` directory DIR (their times were measured at the loads they record);
 - ESCA (the paper's uniform start, eq. 19), ESCA_prior (``ESCA(init="prior")``: the start drawn
-  from LDA's prior), CollapsedGibbs and CVB0 of this package then run, in an order rotated with r,
-  until their held-out LL reaches the target (or ``--max-iter``);
+  from LDA's prior), CollapsedGibbs (with ``n_partitions`` = the thread count: the sequential sweep
+  on one thread, the partitioned sweep on P x P blocks on P threads) and CVB0 of this package then
+  run, in an order rotated with r, until their held-out LL reaches the target (or ``--max-iter``);
 - every engine is scored every ``--every`` iterations by ONE protocol (document completion,
   :func:`scalable_bayes.evaluation.heldout.heldout_loglik`, 20 fold-in sweeps, the first
   ``--test-docs`` test documents with 2+ tokens), outside its timed fit;
@@ -91,6 +92,8 @@ def make_engine(name, K, threads, seed, alpha, beta, max_iter, every, sweeps, ca
         return TomotopyLDA(**kw)
     if name == "ESCA_prior":
         kw["init"] = "prior"
+    if name == "CGS":
+        kw["n_partitions"] = threads  # the sequential sweep on one thread, P x P blocks on P threads
     cls = {"ESCA": ESCA, "ESCA_prior": ESCA, "CGS": CollapsedGibbs, "CVB0": CVB0}[name]
     return cls(**kw, callbacks=list(callbacks))
 
