@@ -193,17 +193,18 @@ def test_stack_columns8_adds_the_left_columns_totals(nrow):
 
 def test_count_le16_counts_the_entries_at_or_below_the_bound():
     """Against NumPy over the first 16 nvec entries: entries <= x (float32), ties count, NaN entries never count,
-    a NaN bound counts nothing, entries past 16 nvec are not read."""
+    a NaN bound counts nothing, entries past 16 nvec are not read; even and odd nvec (blocks are counted in
+    pairs, an odd last block alone)."""
     rng = np.random.default_rng(5)
-    pf = rng.uniform(0, 10, 16 * 7).astype(np.float32)
+    pf = rng.uniform(0, 10, 16 * 8).astype(np.float32)
     pf[rng.random(pf.size) < 0.05] = np.nan
     checked = 0
-    for nvec in (0, 1, 3, 7):
+    for nvec in (0, 1, 2, 3, 7, 8):
         head = pf[:16 * nvec]
         for x in (*rng.uniform(0, 11, 20).astype(np.float32), *head[:5], np.float32(0), np.float32(10.5)):
             assert _count16(pf, nvec, np.float32(x)) == int(np.sum(head <= x))
             checked += 1
-    assert checked > 90
+    assert checked > 150
     one = np.full(16, np.float32(1.0), np.float32)
     assert _count16(one, 1, np.nextafter(np.float32(1.0), np.float32(0.0))) == 0
     assert _count16(one, 1, np.float32(1.0)) == 16
