@@ -347,6 +347,50 @@ def test_bitmap_kept_only_where_the_scan_it_saves_is_long():
     assert 50 * 20 < 2 * n_tok < 50 * 120
 
 
+class _SharedWrites(ESCA):
+    """ESCA whose chunks all count into the one shared write buffer (atomic adds on several threads), whatever
+    the corpus."""
+
+    _own_buffer_bytes = -1
+
+
+def test_merge_write_buffers_adds_every_buffer_and_zeroes_it():
+    rng = np.random.default_rng(0)
+    W = rng.integers(0, 1000, 1001).astype(np.uint16)
+    Wx = rng.integers(0, 1000, (3, 1001)).astype(np.uint16)
+    want = W.astype(np.int64) + Wx.sum(0)
+    kern.merge_write_buffers(W, Wx)
+    np.testing.assert_array_equal(W, want)
+    assert not Wx.any()
+    kern.merge_write_buffers(W, np.zeros((0, 1), np.uint16))  # no buffers: nothing to add
+    np.testing.assert_array_equal(W, want)
+
+
+@pytest.mark.parametrize("n_threads", [2])
+def test_own_write_buffers_only_where_their_counts_are_few(n_threads):
+    """On several threads the chunks after the first count into write buffers of their own, merged after the
+    sweep, where these take at most ``_own_buffer_bytes``; otherwise every chunk adds atomically into the
+    shared buffer. The same fit either way, and the one-thread fit, heavy words (int32 rows, always shared)
+    included."""
+    X, _, _ = naive.synthetic_lda(n_docs=60, n_words=50, n_topics=4, doc_len=40, seed=5)
+    for K, limit in ((10, 1000), (120, 1000)):
+        own = 50 * K * 2 * (n_threads - 1) <= limit  # uint16 counts
+        fits = []
+        for cls, nt in ((ESCA, 1), (ESCA, n_threads), (_SharedWrites, n_threads)):
+            m = cls(n_components=K, max_iter=3, random_state=2, n_jobs=nt)
+            m._own_buffer_bytes = limit if cls is ESCA else -1
+            m._heavy_min_total = int(np.median(np.asarray(X.sum(0)).ravel())) + 1
+            m.fit(X)
+            assert m._heavy.size > 0
+            assert m._Wx.shape[0] == (n_threads - 1 if own and cls is ESCA and nt > 1 else 0)
+            assert not m._Wx.any()  # merged and zeroed after every sweep
+            fits.append((m.components_, m.doc_topic_counts_.toarray()))
+        for comp, dt in fits[1:]:
+            np.testing.assert_array_equal(comp, fits[0][0])
+            np.testing.assert_array_equal(dt, fits[0][1])
+    assert ESCA._own_buffer_bytes >= 1.5 * 2**20  # the Wikipedia sample's 7,702 words at K = 100
+
+
 @pytest.mark.parametrize("K,dense", [(5, False), (64, False), (65, False), (130, False), (5, True), (65, True),
                                      (130, True)])
 def test_tables_from_bitmap_equal_tables_from_scan(K, dense):

@@ -12,12 +12,12 @@ from .cgs import balanced_cuts, cgs_init, cgs_partition_layout, cgs_sweep
 from .common import build_alias, col_sums, draw_alias, fill_zero, reduce_rows, row_sums
 from .cvb0 import cvb0_gamma, cvb0_init, cvb0_init_assignments, cvb0_sweep
 from .esca import esca_init, esca_sweep, esca_tables, sca_plain_sweep
-from .esca_word import esca_word_nnz, esca_word_sweep, esca_word_tables
+from .esca_word import esca_word_nnz, esca_word_sweep, esca_word_tables, merge_write_buffers
 from .half import half_bits, half_value
 
 __all__ = [
     "build_alias", "draw_alias", "row_sums", "col_sums", "fill_zero", "reduce_rows",
     "esca_init", "esca_tables", "esca_sweep", "sca_plain_sweep",
-    "esca_word_nnz", "esca_word_tables", "esca_word_sweep",
+    "esca_word_nnz", "esca_word_tables", "esca_word_sweep", "merge_write_buffers",
     "cgs_init", "cgs_sweep", "cgs_partition_layout", "balanced_cuts", "cvb0_init", "cvb0_init_assignments", "cvb0_sweep", "cvb0_gamma", "half_bits", "half_value",
 ]

@@ -305,7 +305,7 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
 def esca_word_sweep(
     indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration,
     dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
-    dslot, Wdn, Kp, Wh, Whn, doc_offset=0,
+    dslot, Wdn, Kp, Wh, Whn, doc_offset=0, Wx=None,
 ):
     """One ESCA iteration (Alg. 1, eq. 20) in the three-bucket decomposition of the frozen conditional
 
@@ -336,8 +336,10 @@ def esca_word_sweep(
     64-bit words per row), so that the next iteration's read buffer is built from the nonzero counts
     alone (``use_bits`` of :func:`esca_word_nnz` / :func:`esca_word_tables`).
     """
+    if Wx is None:
+        Wx = np.zeros((0, 1), Ww.dtype)
     parallel_blocks(_sweep_chunks, chunks.shape[0] - 1, indptr, indices, cnt, chunks, n_topics, alpha, beta, seed,
-                    iteration, dptr, dtop, dcnt, dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef,
+                    iteration, dptr, dtop, dcnt, dnnz, Ww, Wx, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef,
                     use_atomic, bits, kw, track, dslot, Wdn, Kp, Wh, Whn, doc_offset)
 
 
@@ -345,13 +347,18 @@ def esca_word_sweep(
 
 @njit(nogil=True, cache=True, parallel=_NO_PARFORS)
 def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration, dptr, dtop, dcnt,
-                  dnnz, Ww, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track, dslot,
+                  dnnz, Wshared, Wx, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track, dslot,
                   Wdn, Kp, Wh, Whn, doc_offset):
     """The chunks c_lo..c_hi - 1 of :func:`esca_word_sweep` (chunk c: the documents ``chunks[c]`` to
     ``chunks[c + 1] - 1``)."""
     K = n_topics
     PF = _PREFETCH_AHEAD
     for c in range(c_lo, c_hi):
+        # chunk c > 0 counts into a write buffer of its own when there are any (plain increments), else into the
+        # shared one (atomic adds when several chunks run)
+        own = Wx.shape[0] > 0
+        Ww = Wx[c - 1] if own and c > 0 else Wshared
+        atomic = use_atomic and not own
         scratch = np.zeros(K, np.int32)
         touched = np.empty(K + 1, np.int32)
         rcum = np.empty(K, np.float64)
@@ -422,7 +429,7 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                 d = dslot[v]
                 if d >= 0:
                     st = _dense_entry(cnt[e], st, ddf, Wdn, d * Kp, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax,
-                                      scratch, Ww, row, use_atomic, track, bits, v, kw)
+                                      scratch, Ww, row, atomic, track, bits, v, kw)
                     continue
                 if d <= -2:
                     h = -2 - d
@@ -497,7 +504,7 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                         k = dtop[base + lo]
                     else:
                         k = draw_alias_clamped((u - Q - R) / S, s_prob, s_alias, 0, K)
-                    _count_token_tracked(k, scratch, Ww, row, use_atomic, track, bits, v, kw)
+                    _count_token_tracked(k, scratch, Ww, row, atomic, track, bits, v, kw)
             for j in range(nz):
                 k = dtop[base + j]
                 dda[k] = alpha
@@ -505,3 +512,19 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
             store_doc_counts(m, base, _list_doc_topics(scratch, touched, K), touched, scratch, dtop, dcnt, dnnz, Tpriv,
                              c)
 
+
+
+def merge_write_buffers(W, Wx):
+    """``W += Wx[0] + Wx[1] + ...`` and ``Wx`` zeroed: the counts that the sweep's chunks wrote into write buffers of
+    their own (:func:`esca_word_sweep`'s ``Wx``), added to the shared buffer, in parallel blocks of the V K
+    counts. Integer sums: the same counts whatever the order."""
+    if Wx.shape[0]:
+        parallel_blocks(_merge_rows, W.shape[0], W, Wx)
+
+
+@njit(nogil=True, cache=True)
+def _merge_rows(lo, hi, W, Wx):
+    for c in range(Wx.shape[0]):
+        for i in range(lo, hi):
+            W[i] += Wx[c, i]
+            Wx[c, i] = 0
