@@ -522,7 +522,9 @@ class ESCA(_LDABase):
     compact types chosen from bounds (uint8 topic ids for K <= 256, int16 document counts when
     documents have < 2^15 tokens, uint16 topic-word counts; the heavy words that occur 2^16 times or
     more, a few stop words in a raw corpus, keep their counts in int32 rows of their own and always
-    read them dense); no per-token assignment is stored. On one thread, where V x K exceeds twice the
+    read them dense); no per-token assignment is stored. On several threads every thread but the first
+    counts into a V x K write buffer of its own where these take at most 2 MiB in all (added to the shared
+    one after each sweep: no cache line written by two threads). On one thread, where V x K exceeds twice the
     tokens, the sweep also marks the counts it writes in a V x K bitmap (K/8 bytes a word), so that the
     next iteration's read buffer is built from nnz(W) counts instead of a scan of all V x K. The
     ``doc``/``auto`` decompositions and ``plain`` read a dense copy of W (two V x K arrays), uint16 when
