@@ -331,6 +331,10 @@ def esca_word_sweep(
     draws from the stream (seed, iteration, m): results do not depend on the thread count. The word
     data of entries a few positions ahead are prefetched (a hint; no effect on the draws).
 
+    ``Wx`` (n_chunks - 1, V K), optional: write buffers of their own for chunks 1, 2, ..., which then count with
+    plain increments (chunk 0 into ``Ww``); :func:`merge_write_buffers` adds them into ``Ww`` after the sweep.
+    Without (the default, or zero rows), every chunk counts into ``Ww``.
+
     With ``track`` (single-chunk sweeps only: it is ignored with ``use_atomic``), the first
     increment of each (word, topic) count sets bit k of word v's row of the bitmap ``bits`` (``kw``
     64-bit words per row), so that the next iteration's read buffer is built from the nonzero counts
@@ -347,8 +351,8 @@ def esca_word_sweep(
 
 @njit(nogil=True, cache=True, parallel=_NO_PARFORS)
 def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, beta, seed, iteration, dptr, dtop, dcnt,
-                  dnnz, Wshared, Wx, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track, dslot,
-                  Wdn, Kp, Wh, Whn, doc_offset):
+                  dnnz, Wshared, Wx, Tpriv, invT, s_prob, s_alias, S, wptr, wtop, wcoef, use_atomic, bits, kw, track,
+                  dslot, Wdn, Kp, Wh, Whn, doc_offset):
     """The chunks c_lo..c_hi - 1 of :func:`esca_word_sweep` (chunk c: the documents ``chunks[c]`` to
     ``chunks[c + 1] - 1``)."""
     K = n_topics
@@ -511,7 +515,6 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                 ddf[k] = alpha * invT[k]
             store_doc_counts(m, base, _list_doc_topics(scratch, touched, K), touched, scratch, dtop, dcnt, dnnz, Tpriv,
                              c)
-
 
 
 def merge_write_buffers(W, Wx):
