@@ -239,6 +239,31 @@ def _list_doc_topics(scratch, touched, K):
 
 
 @njit(inline="always", cache=True)
+def _stacked_row(ddf, src, off, pf, bsum, nrow, fbeta):
+    """The first half of :func:`_dense_entry`'s one-count draw (K <= 128): the dense row's running sums over all
+    topics in column-major order into ``pf``; returns their float32 total."""
+    dense_prefix8(ddf, src, off, pf, bsum, nrow, fbeta)
+    return stack_columns8(pf, bsum, nrow)
+
+
+@njit(inline="always", cache=True)
+def _one_count_draws(n_tok, st, pf, Zs, ktab, nrow, scratch, Ww, row, use_atomic, track, bits, v, kw):
+    """The second half of :func:`_dense_entry`'s one-count draw: the ``n_tok`` tokens drawn from the stacked row
+    ``pf`` of total ``Zs`` (:func:`_stacked_row`) and counted. Returns the stream."""
+    # the largest target below the total: the first running sum above it is a topic of positive weight
+    cap = Zs * np.float32(1.0 - 2.0**-24)  # (a positive normal total times 1 - 2^-24 rounds to the float below it)
+    nvec = (nrow + 1) >> 1  # an odd last row is compared with the +inf row after it
+    last = 8 * nrow - 1
+    for _ in range(n_tok):
+        st, u = next_uniform(st)
+        n = count_le16(pf, nvec, min(np.float32(u) * Zs, cap))
+        if n > last:  # only for an infinite total (overflowed weights): every finite sum is then <= the target
+            n = last
+        _count_token_tracked(ktab[n], scratch, Ww, row, use_atomic, track, bits, v, kw)
+    return st
+
+
+@njit(inline="always", cache=True)
 def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax, scratch, Ww, row, use_atomic,
                  track, bits, v, kw):
     """Draw the ``n_tok`` tokens of one (document, word) entry from a DENSE read row (counts
@@ -263,20 +288,10 @@ def _dense_entry(n_tok, st, ddf, src, off, pf, bsum, bcum, ktab, nrow, fbeta, K,
     float32 rounding (as the float32 weights themselves). The same order as the column-then-row search, the same
     distribution to that precision; a draw differs from it only where the target falls within a rounding of a
     boundary. Returns the stream."""
-    dense_prefix8(ddf, src, off, pf, bsum, nrow, fbeta)
     if nrow <= 16:
-        Zs = stack_columns8(pf, bsum, nrow)
-        # the largest target below the total: the first running sum above it is a topic of positive weight
-        cap = Zs * np.float32(1.0 - 2.0**-24)  # (a positive normal total times 1 - 2^-24 rounds to the float below it)
-        nvec = (nrow + 1) >> 1  # an odd last row is compared with the +inf row after it
-        last = 8 * nrow - 1
-        for _ in range(n_tok):
-            st, u = next_uniform(st)
-            n = count_le16(pf, nvec, min(np.float32(u) * Zs, cap))
-            if n > last:  # only for an infinite total (overflowed weights): every finite sum is then <= the target
-                n = last
-            _count_token_tracked(ktab[n], scratch, Ww, row, use_atomic, track, bits, v, kw)
-        return st
+        Zs = _stacked_row(ddf, src, off, pf, bsum, nrow, fbeta)
+        return _one_count_draws(n_tok, st, pf, Zs, ktab, nrow, scratch, Ww, row, use_atomic, track, bits, v, kw)
+    dense_prefix8(ddf, src, off, pf, bsum, nrow, fbeta)
     Z = 0.0
     for j in range(8):
         Z += bsum[j]
@@ -376,6 +391,11 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
         # running column sums of a dense row, then 8 rows of +inf: a row search counts 8 rows from any block
         # start without a bound check (the padding never counts)
         pf = np.full(Kp + 64, np.inf, np.float32)
+        # K <= 128: a dense entry's stacked row is made while the tokens of the dense entry before it are still to
+        # be drawn (two row buffers; the draws keep the entries' order, so the same draws): the next entry's vector
+        # work then overlaps the previous entry's chain of dependent steps (uniform, count, table, counts)
+        pf2 = np.full(Kp + 64, np.inf, np.float32)
+        one_count = (Kp >> 3) <= 16
         bsum = np.empty(8, np.float32)
         bcum = np.empty(8, np.float64)
         nrow = Kp >> 3
@@ -398,6 +418,13 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
             st = stream(seed, iteration, doc_offset + m)
             base = dptr[m]
             nz = dnnz[m]
+            # the dense entry whose row is made and whose tokens are not yet drawn: its row's buffer (0: pf,
+            # 1: pf2), its tokens, word and total
+            pend = False
+            pb = 0
+            pn = 0
+            pv = 0
+            pZ = np.float32(0.0)
             R = 0.0
             for j in range(nz):
                 k = dtop[base + j]
@@ -431,6 +458,20 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                 v = indices[e]
                 row = v * K
                 d = dslot[v]
+                piped = one_count and d >= 0
+                if piped:  # this entry's row, into the buffer the pending entry does not use
+                    Z1 = _stacked_row(ddf, Wdn, d * Kp, pf if pb == 1 else pf2, bsum, nrow, fbeta)
+                if pend:  # the pending entry's tokens, before this entry's
+                    st = _one_count_draws(pn, st, pf if pb == 0 else pf2, pZ, ktab, nrow, scratch, Ww, pv * K,
+                                          atomic, track, bits, pv, kw)
+                    pend = False
+                if piped:
+                    pend = True
+                    pb = 1 - pb
+                    pn = cnt[e]
+                    pv = v
+                    pZ = Z1
+                    continue
                 if d >= 0:
                     st = _dense_entry(cnt[e], st, ddf, Wdn, d * Kp, pf, bsum, bcum, ktab, nrow, fbeta, K, jmax,
                                       scratch, Ww, row, atomic, track, bits, v, kw)
@@ -509,6 +550,9 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
                     else:
                         k = draw_alias_clamped((u - Q - R) / S, s_prob, s_alias, 0, K)
                     _count_token_tracked(k, scratch, Ww, row, atomic, track, bits, v, kw)
+            if pend:  # the document's last dense entry
+                st = _one_count_draws(pn, st, pf if pb == 0 else pf2, pZ, ktab, nrow, scratch, Ww, pv * K, atomic,
+                                      track, bits, pv, kw)
             for j in range(nz):
                 k = dtop[base + j]
                 dda[k] = alpha
