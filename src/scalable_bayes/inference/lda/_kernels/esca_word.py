@@ -214,14 +214,17 @@ def _count_token_tracked(k, scratch, Ww, row, use_atomic, track, bits, v, kw):
     made after its last token, :func:`_list_doc_topics`) and in the word's write row ``Ww[row :]``; with
     ``track`` (single-threaded sweeps) the first count of (v, k) in this sweep sets bit k of word v's row of
     ``bits`` (``kw`` 64-bit words per row)."""
-    scratch[k] += 1
+    # unsigned indices (all are >= 0): no wraparound arithmetic for negative indices on the token's chain
+    ku = np.uint64(k)
+    i = np.uint64(row) + ku
+    scratch[ku] += 1
     if use_atomic:
-        atomic_add(Ww, row + k, 1)
+        atomic_add(Ww, i, 1)
     else:
-        old = Ww[row + k]
-        Ww[row + k] = old + 1
+        old = Ww[i]
+        Ww[i] = old + 1
         if track:  # the first count of (v, k) in this sweep marks it (without a branch on the count)
-            bits[v * kw + (k >> 6)] |= np.uint64(old == 0) << np.uint64(k & 63)
+            bits[np.uint64(v * kw) + (ku >> np.uint64(6))] |= np.uint64(old == 0) << (ku & np.uint64(63))
 
 
 @njit(inline="always", cache=True)
@@ -259,7 +262,7 @@ def _one_count_draws(n_tok, st, pf, Zs, ktab, nrow, scratch, Ww, row, use_atomic
         n = count_le16(pf, nvec, min(np.float32(u) * Zs, cap))
         if n > last:  # only for an infinite total (overflowed weights): every finite sum is then <= the target
             n = last
-        _count_token_tracked(ktab[n], scratch, Ww, row, use_atomic, track, bits, v, kw)
+        _count_token_tracked(ktab[np.uint64(n)], scratch, Ww, row, use_atomic, track, bits, v, kw)
     return st
 
 
