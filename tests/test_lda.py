@@ -60,7 +60,8 @@ def test_cgs_matches_naive_draw_for_draw(small, K):
 @pytest.mark.parametrize("P, n_threads", [(2, 1), (3, 1), (3, 2), (5, 2)])
 def test_partitioned_cgs_matches_naive_draw_for_draw(small, P, n_threads):
     """P x P blocks in P rounds, topic totals stale within a round: every draw equals the twin's, on one thread
-    and on two (the blocks of a round side by side), with 5 word ranges over 30 words and 40 documents."""
+    and on two (the blocks of a round side by side); 30 words and 40 documents, P up to 5 (some word ranges
+    empty: a few words hold most tokens)."""
     K, a, b = 13, 0.3, 0.1
     m = CollapsedGibbs(n_components=K, doc_topic_prior=a, topic_word_prior=b, max_iter=3, random_state=5,
                        n_partitions=P, n_jobs=n_threads).fit(small)

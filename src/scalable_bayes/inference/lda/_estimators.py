@@ -55,12 +55,7 @@ class CorpusArrays:
 
     def chunks(self, n_chunks: int) -> np.ndarray:
         """Document boundaries of ``n_chunks`` contiguous chunks with about equal token counts."""
-        n_chunks = max(1, min(n_chunks, self.n_docs))
-        cum = np.cumsum(self.doc_len)
-        targets = cum[-1] * np.arange(1, n_chunks) / n_chunks
-        cuts = np.searchsorted(cum, targets, side="left") + 1
-        b = np.concatenate([[0], cuts, [self.n_docs]]).astype(np.int64)
-        return np.maximum.accumulate(b)
+        return kern.balanced_cuts(self.doc_len, max(1, min(n_chunks, self.n_docs)))
 
 
 def _check_n_topics(n_components):
@@ -823,7 +818,7 @@ class CollapsedGibbs(_LDABase):
         wcuts = kern.balanced_cuts(kern.col_sums(C.indices, C.cnt, V), P)
         if not kern.cgs_partition_layout(C.indptr, C.indices, C.cnt, wcuts, self._gptr, self._toff):
             raise RuntimeError("the corpus rows are not sorted by word id (check_corpus sorts them)")
-        self._doc_cuts = kern.balanced_cuts(C.doc_len, P)
+        self._doc_cuts = kern.balanced_cuts(C.doc_len, P)  # exactly P ranges (C.chunks caps them at M)
         self._Tloc = np.zeros((P, K), np.int64)
         zdt = np.int16 if K <= np.iinfo(np.int16).max else np.int32
         self._z = np.empty(C.n_tokens, zdt)

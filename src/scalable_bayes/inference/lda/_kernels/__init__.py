@@ -19,5 +19,6 @@ __all__ = [
     "build_alias", "draw_alias", "row_sums", "col_sums", "fill_zero", "reduce_rows",
     "esca_init", "esca_tables", "esca_sweep", "sca_plain_sweep",
     "esca_word_nnz", "esca_word_tables", "esca_word_sweep", "merge_write_buffers",
-    "cgs_init", "cgs_sweep", "cgs_partition_layout", "balanced_cuts", "cvb0_init", "cvb0_init_assignments", "cvb0_sweep", "cvb0_gamma", "half_bits", "half_value",
+    "cgs_init", "cgs_sweep", "cgs_partition_layout", "balanced_cuts",
+    "cvb0_init", "cvb0_init_assignments", "cvb0_sweep", "cvb0_gamma", "half_bits", "half_value",
 ]

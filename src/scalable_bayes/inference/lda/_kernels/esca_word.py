@@ -334,9 +334,10 @@ def esca_word_sweep(
     document; smoothing bucket from one alias table of K) for a word with a sparse read row; for a
     word with a dense read row (``dslot[v]`` = d >= 0: its counts in ``Wdn[d Kp :]``) the whole
     conditional p_k = [(D_mk + alpha) invT_k] (W_kv + beta) in single precision, eight topics per
-    vector instruction (:func:`scalable_bayes.intrinsics.dense_prefix8`), drawn by inverse CDF over the
-    eight column sums (topics k = 8 r + j form column j) and then over the running sums of the chosen
-    column (:func:`_dense_entry`). A heavy word
+    vector instruction (:func:`scalable_bayes.intrinsics.dense_prefix8`), drawn by inverse CDF over its
+    running sums (:func:`_dense_entry`: for K <= 128 one count over all topics in column-major order, made in
+    two halves so that a dense entry's running sums are made before the previous dense entry's tokens are
+    drawn; for larger K the column by the eight column sums, then the row in it). A heavy word
     (``dslot[v]`` = -2 - h) is drawn the same way from its int32 read row ``Whn[h Kp :]`` and counted
     into its int32 write row ``Wh[h K :]``. The read counts are those of the previous iteration; drawn
     topics are counted into the zeroed dense ``Ww`` / ``Wh`` (atomic adds when ``use_atomic``) and
@@ -398,10 +399,10 @@ def _sweep_chunks(c_lo, c_hi, indptr, indices, cnt, chunks, n_topics, alpha, bet
         # be drawn (two row buffers; the draws keep the entries' order, so the same draws): the next entry's vector
         # work then overlaps the previous entry's chain of dependent steps (uniform, count, table, counts)
         pf2 = np.full(Kp + 64, np.inf, np.float32)
-        one_count = (Kp >> 3) <= 16
         bsum = np.empty(8, np.float32)
         bcum = np.empty(8, np.float64)
         nrow = Kp >> 3
+        one_count = nrow <= 16  # K <= 128: _dense_entry's one-count draw
         fbeta = np.float32(beta)
         jmax = min(7, K - 1)
         # position in the column-major order of a dense row (column n // nrow, row n % nrow) -> topic; positions
