@@ -392,6 +392,28 @@ def test_own_write_buffers_only_where_their_counts_are_few(n_threads):
     assert ESCA._own_buffer_bytes >= 1.5 * 2**20  # the Wikipedia sample's 7,702 words at K = 100
 
 
+def test_esca_chunks_balance_tokens_plus_weighted_entries():
+    """Several threads' chunks are cut at equal work, a document's work its tokens plus ``_entry_weight`` times its
+    entries (ESCA computes one distribution per entry): documents of many one-token entries take a chunk of
+    fewer tokens than documents of few entries with many tokens each. The cut moves, the fit does not."""
+    from scalable_bayes.inference.lda._estimators import CorpusArrays
+
+    rng = np.random.default_rng(0)
+    rows = [np.bincount(rng.choice(40, 20, replace=False), minlength=40) for _ in range(30)]  # 20 entries, 20 tokens
+    rows += [np.bincount(rng.choice(40, 4, replace=False), minlength=40) * 5 for _ in range(30)]  # 4 entries, 20 tokens
+    X = sp.csr_matrix(np.array(rows))
+    C = CorpusArrays(X)
+    np.testing.assert_array_equal(C.chunks(2), [0, 30, 60])  # equal tokens
+    w = ESCA._entry_weight
+    assert w > 0
+    cut = C.chunks(2, w)[1]
+    work = 20 + w * np.array([20] * 30 + [4] * 30)
+    assert cut < 30 and abs(work[:cut].sum() - work[cut:].sum()) <= 2 * work.max()  # one document off the middle
+    fits = [ESCA(n_components=5, max_iter=3, random_state=1, n_jobs=nt).fit(X) for nt in (1, 2)]
+    np.testing.assert_array_equal(fits[1]._chunks, [0, cut, 60])
+    np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
+
+
 @pytest.mark.parametrize("K,dense", [(5, False), (64, False), (65, False), (130, False), (5, True), (65, True),
                                      (130, True)])
 def test_tables_from_bitmap_equal_tables_from_scan(K, dense):
