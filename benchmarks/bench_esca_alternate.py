@@ -11,7 +11,8 @@ when odd, then a second fit swaps the two. Everything else of the iteration (tab
 Reported per fit: the mean time of an iteration of each build (CPU time of the thread on one thread, wall time on
 several), after the first ``--skip`` iterations, and B / A; then B / A over all fits. Both builds must draw the
 same (a change of speed only: the fits' digests are printed and must agree between fits), and their sweeps must
-take the same arguments. The ratio repeats within 1-3% on the machine of benchmarks/README_lda.md.
+take the same arguments. On the machine of benchmarks/README_lda.md the ratio over both fits of a build against
+itself was 1.009 and 0.989, single fits 0.96-1.03.
 
 Corpus options as in bench_lda.py (default: 20 Newsgroups bydate from the mirror, filtered vocabulary).
 """

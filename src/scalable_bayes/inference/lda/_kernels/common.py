@@ -132,15 +132,12 @@ def put_count(W, i, k, invT, wtop, wcoef, p, take):
 @njit(inline="always", cache=True)
 def sparse_row(W, row, K, invT, wtop, wcoef, o, take):
     """The nonzero counts of ``W[row : row + K]`` in increasing topic order as sparse entries from
-    position ``o`` (the entries of :func:`put_count`: topic, count times ``invT``; with ``take`` the row is then
-    zeroed); returns their number."""
+    position ``o`` (:func:`put_count`; with ``take`` the row is zeroed after them); returns their number."""
     r = W[row: row + K]  # a slice: no wraparound arithmetic on the row's indices
     n = 0
     for k in range(K):
-        c = r[k]
-        if c != 0:
-            wtop[o + n] = k
-            wcoef[o + n] = c * invT[k]
+        if r[k] != 0:
+            put_count(r, k, k, invT, wtop, wcoef, o + n, False)
             n += 1
     if take:
         for k in range(K):
