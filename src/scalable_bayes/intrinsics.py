@@ -258,8 +258,8 @@ def column_count_le8(typingctx, pf, first, n, step, x, j):
     """The number of rows r = first, first + step, ..., first + (n - 1) step (``n`` rows) whose entry in
     column ``j`` of the row-major 8-column array ``pf`` (entry ``pf[8 r + j]``, float32 or float64, 1-D
     contiguous) is <= ``x`` (float64; compared in double precision, exactly; NaN entries do not count).
-    Each row is compared whole in 8-lane vector code (one load, one compare giving a byte of eight bits)
-    and bit ``j`` of that byte is added: no strided gather, no vector lane read back through memory, no
+    Each row is compared whole in 8-lane vector code (one load, one compare, one subtraction of its all-ones
+    lanes from eight lane counts; lane ``j`` of those read once at the end): no strided gather, no
     data-dependent branch. On a column that does not decrease this is the index of the first entry above
     ``x`` (inverse CDF over running sums: :func:`dense_prefix8`)."""
     if not (isinstance(pf, types.Array) and pf.dtype in (types.float32, types.float64)
@@ -279,17 +279,20 @@ def column_count_le8(typingctx, pf, first, n, step, x, j):
         xv = ir.Constant(v8d, ir.Undefined)
         for q in range(8):
             xv = builder.insert_element(xv, a_x, ir.IntType(32)(q))
-        acc = cgutils.alloca_once_value(builder, i64(0))
+        # eight lane counts in a vector register (subtract each compare's all-ones lanes), lane j read once at the end:
+        # with 4-lane double compares (AVX2) the eight comparisons as the bits of one byte take a pack and a
+        # lane-crossing permute per row
+        v8q = ir.VectorType(i64, 8)
+        acc = cgutils.alloca_once_value(builder, ir.Constant(v8q, [0] * 8))
         with cgutils.for_range(builder, a_n) as loop:
             r = builder.add(a_first, builder.mul(loop.index, a_step))
             o = builder.mul(r, i64(8))
             v = builder.load(builder.bitcast(builder.gep(pf_p, [o]), v8f.as_pointer()), align=4 if narrow else 8)
             if narrow:
                 v = builder.fpext(v, v8d)
-            # the eight comparisons as the bits of one byte; bit j is column j's
-            bits = builder.zext(builder.bitcast(builder.fcmp_ordered("<=", v, xv), ir.IntType(8)), i64)
-            builder.store(builder.add(builder.load(acc), builder.and_(builder.lshr(bits, a_j), i64(1))), acc)
-        return builder.load(acc)
+            le = builder.sext(builder.fcmp_ordered("<=", v, xv), v8q)  # -1 in the lanes counted
+            builder.store(builder.sub(builder.load(acc), le), acc)
+        return builder.extract_element(builder.load(acc), a_j)
 
     return sig, codegen
 
