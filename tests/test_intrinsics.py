@@ -156,6 +156,15 @@ def test_column_count_le8_counts_one_column(fdt):
     assert _count(one, 0, 1, 1, 1.0, 3) == 1
 
 
+def test_column_count_le8_counts_nothing_outside_the_eight_columns():
+    """A column index outside 0..7 counts no row (the lane counts are read at lane j: no lane out of range is read),
+    while the same rows count in a column inside."""
+    pf = np.zeros(8 * 4, np.float32)
+    assert _count(pf, 0, 4, 1, 1.0, 7) == 4
+    for j in (8, 9, 64, -1):
+        assert _count(pf, 0, 4, 1, 1.0, j) == 0
+
+
 @njit
 def _stack(pf, bsum, nrow):
     return stack_columns8(pf, bsum, nrow)

@@ -292,7 +292,9 @@ def column_count_le8(typingctx, pf, first, n, step, x, j):
                 v = builder.fpext(v, v8d)
             le = builder.sext(builder.fcmp_ordered("<=", v, xv), v8q)  # -1 in the lanes counted
             builder.store(builder.sub(builder.load(acc), le), acc)
-        return builder.extract_element(builder.load(acc), a_j)
+        # (a column outside 0..7 counts nothing, as the bit it used to read: no lane read out of range)
+        lane = builder.extract_element(builder.load(acc), builder.and_(a_j, i64(7)))
+        return builder.select(builder.icmp_unsigned("<", a_j, i64(8)), lane, i64(0))
 
     return sig, codegen
 
