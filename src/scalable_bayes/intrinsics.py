@@ -364,7 +364,7 @@ def count_le16(typingctx, pf, nvec, x):
 
     The lane counts stay in a vector register: with 16-lane compares into a mask register (AVX-512) a mask's
     population count costs about as much, but on 8-lane hardware (AVX2) a 16-bit mask is packed from two 8-lane
-    compares by four shuffles per 16 entries, a chain that took about a fifth of an ESCA sweep on the Wikipedia
+    compares by four shuffles per 16 entries, a chain that took about a sixth of an ESCA sweep on the Wikipedia
     sample at K = 100 (``perf`` samples in the sweep's code, AMD Zen 3)."""
     if not (isinstance(pf, types.Array) and pf.dtype == types.float32 and isinstance(nvec, types.Integer)
             and x == types.float32):
