@@ -221,8 +221,14 @@ def build_news20(mirror: Path, cache: Path, full_vocab: bool = False):
 
     cache.mkdir(parents=True, exist_ok=True)
     tr, te = cache / "train.npz", cache / "test.npz"
-    if tr.exists() and te.exists():
+    # the cache is reused only when it says it holds this corpus: an --out directory may hold another corpus's
+    # counts under the same file names (a processed corpus was written to ``corpus/`` before it had a directory
+    # of its own, and was then read as 20 Newsgroups)
+    source = cache / "SOURCE"
+    name = "news20_bydate_full_vocab" if full_vocab else "news20_bydate"
+    if tr.exists() and te.exists() and source.exists() and source.read_text().strip() == name:
         return tr, te
+    source.unlink(missing_ok=True)
     docs = {"train": [], "test": []}
     with tarfile.open(mirror / "20newsgroups" / "20news-bydate.tar.gz") as tf:
         members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
@@ -235,6 +241,7 @@ def build_news20(mirror: Path, cache: Path, full_vocab: bool = False):
         cv = CountVectorizer(stop_words="english", min_df=5, max_df=0.5, token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z]+\b")
     sp.save_npz(tr, sp.csr_matrix(cv.fit_transform(docs["train"]).astype(np.int32)))
     sp.save_npz(te, sp.csr_matrix(cv.transform(docs["test"]).astype(np.int32)))
+    source.write_text(name + "\n")
     return tr, te
 
 
@@ -251,7 +258,7 @@ def select_corpus(args, out: Path) -> tuple[Path, Path, str]:
     """(train npz, test npz, corpus name) for the options of :func:`add_corpus_args`, cached under
     ``out``."""
     if args.corpus:
-        train, test = corpus_from_processed(Path(args.corpus), out / "corpus")
+        train, test = corpus_from_processed(Path(args.corpus), out / f"corpus_{Path(args.corpus).name}")
         return train, test, Path(args.corpus).name
     if args.full_vocab:
         train, test = build_news20(Path(args.mirror), out / "corpus_full_vocab", full_vocab=True)
