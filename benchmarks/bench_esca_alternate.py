@@ -10,8 +10,8 @@ sweep (``esca_word_sweep``): iteration t runs build A (``--rev``) when t is even
 when odd, then a second fit swaps the two. Everything else of the iteration (tables, merges) is the working tree's.
 Reported per fit: the mean time of an iteration of each build (CPU time of the thread on one thread, wall time on
 several), after the first ``--skip`` iterations, and B / A; then B / A over all fits. Both builds must draw the
-same (a change of speed only: the fits' digests are printed and must agree between fits), and their sweeps must
-take the same arguments. On the machine of benchmarks/README_lda.md the ratio over both fits of a build against
+same (a change of speed only: the fits' digests are printed, and the script stops with an error when they differ
+between fits), and their sweeps must take the same arguments. On the machine of benchmarks/README_lda.md the ratio over both fits of a build against
 itself was 1.009 and 0.989, single fits 0.96-1.03.
 
 Corpus options as in bench_lda.py (default: 20 Newsgroups bydate from the mirror, filtered vocabulary).
@@ -95,6 +95,7 @@ def main(argv=None):
                 state["swap"] = swap
                 E.ESCA(args.topics, max_iter=2, n_jobs=args.threads, random_state=0).fit(X)
             total = {"A": 0.0, "B": 0.0}
+            digests = set()
             print(f"[alternate] {name}: K = {args.topics}, {args.threads} thread(s), A = {args.rev}, B = working tree")
             for _ in range(args.rounds):
                 for swap in (0, 1):
@@ -107,8 +108,14 @@ def main(argv=None):
                     total["A"] += a
                     total["B"] += b
                     digest = hashlib.sha256(m.components_.tobytes()).hexdigest()[:12]
+                    digests.add(digest)
                     print(f"  fit (swap {swap}): A {a * 1e3:.1f} ms, B {b * 1e3:.1f} ms an iteration, B / A "
                           f"{b / a:.3f}; fit {digest}", flush=True)
+                    if len(digests) > 1:
+                        # the two builds draw differently: the fits differ, and so does the work timed in each
+                        sys.exit(f"[alternate] the fits differ between the builds' assignments ({sorted(digests)}): "
+                                 f"build A ({args.rev}) and the working tree do not draw the same; this script "
+                                 "compares builds that change speed only")
             print(f"[alternate] B / A over all fits: {total['B'] / total['A']:.3f}")
         finally:
             E.ESCA._iterate = iterate

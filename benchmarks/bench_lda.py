@@ -211,6 +211,11 @@ def _worker(args):
 # ---------------------------------------------------------------------------- driver
 
 
+def news20_name(full_vocab: bool) -> str:
+    """The name of the 20 Newsgroups corpus :func:`build_news20` builds (reports, and its cache's marker)."""
+    return "news20_bydate_full_vocab" if full_vocab else "news20_bydate"
+
+
 def build_news20(mirror: Path, cache: Path, full_vocab: bool = False):
     """20 Newsgroups bydate train/test counts from the mirror's raw text. Default vocabulary: English
     stop words out, min_df 5, max_df 0.5, alphabetic tokens of 2+ letters (V = 22,379, 1.61M train
@@ -225,7 +230,7 @@ def build_news20(mirror: Path, cache: Path, full_vocab: bool = False):
     # counts under the same file names (a processed corpus was written to ``corpus/`` before it had a directory
     # of its own, and was then read as 20 Newsgroups)
     source = cache / "SOURCE"
-    name = "news20_bydate_full_vocab" if full_vocab else "news20_bydate"
+    name = news20_name(full_vocab)
     if tr.exists() and te.exists() and source.exists() and source.read_text().strip() == name:
         return tr, te
     source.unlink(missing_ok=True)
@@ -262,9 +267,9 @@ def select_corpus(args, out: Path) -> tuple[Path, Path, str]:
         return train, test, Path(args.corpus).name
     if args.full_vocab:
         train, test = build_news20(Path(args.mirror), out / "corpus_full_vocab", full_vocab=True)
-        return train, test, "news20_bydate_full_vocab"
-    train, test = build_news20(Path(args.mirror), out / "corpus")
-    return train, test, "news20_bydate"
+    else:
+        train, test = build_news20(Path(args.mirror), out / "corpus")
+    return train, test, news20_name(args.full_vocab)
 
 
 def corpus_from_processed(d: Path, cache: Path):
