@@ -181,8 +181,10 @@ class Probe:
 
     def iterate(self, t: int):
         for b in range(self.cuts.size - 1):
+            # NumPy's legacy seed is 32 bits: the key is reduced explicitly (it is below 2^32 for seeds 0-4)
+            key = ((self.seed * 1_000_003 + t) * 1_009 + b) % 2**32
             sweep_batch(self.indptr, self.indices, self.cnt, self.tptr, self.cuts[b], self.cuts[b + 1], self.K,
-                        self.V, self.alpha, self.beta, (self.seed * 1_000_003 + t) * 1_009 + b, self.z, self.znew,
+                        self.V, self.alpha, self.beta, key, self.z, self.znew,
                         self.D, self.W, self.T)
 
 
