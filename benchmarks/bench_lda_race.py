@@ -177,6 +177,26 @@ def summarise(runs):
     return df, summ
 
 
+def add_scoring_args(p: argparse.ArgumentParser, every: int = 2):
+    """The held-out protocol's options (shared with esca_schedule_probe.py): --every, --sweeps, --test-docs,
+    --alpha, --beta."""
+    p.add_argument("--every", type=int, default=every, help="evaluate every so many iterations")
+    p.add_argument("--sweeps", type=int, default=20, help="fold-in sweeps of the held-out score")
+    p.add_argument("--test-docs", type=int, default=1000)
+    p.add_argument("--alpha", type=float, default=None, help="doc-topic prior (default 50/K, the paper's)")
+    p.add_argument("--beta", type=float, default=0.1)
+
+
+def load_split(args, out: Path):
+    """(training counts, test counts, corpus name) for the corpus options, cached under ``out``: the test
+    documents are the first ``--test-docs`` with 2+ tokens (document completion scores one half of each)."""
+    train, test, cname = bench_lda.select_corpus(args, out)
+    X = sp.load_npz(train).tocsr()
+    Xte = sp.load_npz(test).tocsr()
+    Xte = Xte[np.flatnonzero(np.asarray(Xte.sum(1)).ravel() >= 2)[: args.test_docs]]
+    return X, Xte, cname
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_lda.add_corpus_args(p)
@@ -187,11 +207,7 @@ def main(argv=None):
     p.add_argument("--target-iter", type=int, default=150, help="tomotopy's iterations that define the target")
     p.add_argument("--tolerance", type=float, default=0.03, help="target = tomotopy's LL - this (nats/word)")
     p.add_argument("--max-iter", type=int, default=400, help="iterations after which an engine gives up")
-    p.add_argument("--every", type=int, default=2, help="evaluate every so many iterations")
-    p.add_argument("--sweeps", type=int, default=20, help="fold-in sweeps of the held-out score")
-    p.add_argument("--test-docs", type=int, default=1000)
-    p.add_argument("--alpha", type=float, default=None, help="doc-topic prior (default 50/K, the paper's)")
-    p.add_argument("--beta", type=float, default=0.1)
+    add_scoring_args(p)
     p.add_argument("--out", default="results/esca/race")
     p.add_argument("--reuse-reference", metavar="DIR", default=None,
                    help="reuse tomotopy's reference runs an earlier race with the same settings stored in DIR "
@@ -205,10 +221,7 @@ def main(argv=None):
     from scalable_bayes.utils import save_table
 
     out = Path(args.out)
-    train, test, cname = bench_lda.select_corpus(args, out)
-    X = sp.load_npz(train).tocsr()
-    Xte = sp.load_npz(test).tocsr()
-    Xte = Xte[np.flatnonzero(np.asarray(Xte.sum(1)).ravel() >= 2)[: args.test_docs]]
+    X, Xte, cname = load_split(args, out)
     print(f"[race] {cname}: {X.shape[0]} documents, V = {X.shape[1]}, {int(X.sum())} tokens; "
           f"{Xte.shape[0]} test documents", flush=True)
     runs, curves = [], []

@@ -45,8 +45,18 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_lda  # noqa: E402
+import bench_lda_race  # noqa: E402
 
 INITS = ("uniform", "prior", "sequential")
+
+
+@nb.njit(inline="always", cache=True)
+def _assign(t, k, m, v, z, D, W, T):
+    """Token t (document m, word v) takes topic k, counted in D, W and T."""
+    z[t] = k
+    D[m, k] += 1
+    W[v, k] += 1
+    T[k] += 1
 
 
 @nb.njit(cache=True)
@@ -71,10 +81,7 @@ def start_random(indptr, indices, cnt, K, alpha, prior, seed, z, D, W, T):
                         k += 1
                 else:
                     k = np.random.randint(K)
-                z[t] = k
-                D[m, k] += 1
-                W[v, k] += 1
-                T[k] += 1
+                _assign(t, k, m, v, z, D, W, T)
                 t += 1
 
 
@@ -96,10 +103,7 @@ def start_sequential(indptr, indices, cnt, K, V, alpha, beta, seed, z, D, W, T):
                 k = 0
                 while cum[k] < u:
                     k += 1
-                z[t] = k
-                D[m, k] += 1
-                W[v, k] += 1
-                T[k] += 1
+                _assign(t, k, m, v, z, D, W, T)
                 t += 1
 
 
@@ -206,12 +210,8 @@ def main(argv=None):
     p.add_argument("--batches", type=int, default=1, help="document batches per iteration (1: Alg. 1)")
     p.add_argument("--init", choices=INITS, default="uniform")
     p.add_argument("--iters", type=int, default=60)
-    p.add_argument("--every", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--sweeps", type=int, default=20)
-    p.add_argument("--test-docs", type=int, default=1000)
-    p.add_argument("--alpha", type=float, default=None, help="doc-topic prior (default 50/K)")
-    p.add_argument("--beta", type=float, default=0.1)
+    bench_lda_race.add_scoring_args(p, every=4)
     p.add_argument("--target", type=float, default=None, help="held-out LL whose first crossing is reported")
     p.add_argument("--out", default="results/esca/schedule_probe")
     args = p.parse_args(argv)
@@ -221,11 +221,8 @@ def main(argv=None):
     from scalable_bayes.evaluation.heldout import heldout_loglik
 
     out = Path(args.out)
-    train, test, cname = bench_lda.select_corpus(args, out)
-    X = sp.load_npz(train).tocsr()
-    X = X[np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)]
-    Xte = sp.load_npz(test).tocsr()
-    Xte = Xte[np.flatnonzero(np.asarray(Xte.sum(axis=1)).ravel() >= 2)[: args.test_docs]]
+    X, Xte, cname = bench_lda_race.load_split(args, out)
+    X = X[np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)]  # the race's estimators skip empty documents
     K = args.topics
     alpha = 50.0 / K if args.alpha is None else args.alpha
 
