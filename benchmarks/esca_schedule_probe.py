@@ -26,8 +26,9 @@ generator inside Numba (``np.random.seed`` per batch: the same draws for a seed,
 streams). It is slow and simple on purpose: a probe of the algorithm's iteration count, not of its
 speed. Scoring: :func:`scalable_bayes.evaluation.heldout.heldout_loglik` on W + beta, 20 fold-in sweeps,
 the first ``--test-docs`` test documents with 2+ tokens, as in the race. Writes
-``<out>/probe_<corpus>_K<K>_<init>_B<B>_s<seed>.csv`` (iteration, heldout_ll, seconds) and prints the
-iteration at which ``--target`` is first reached (interpolated), if given.
+``<out>/probe_<corpus>_K<K>_<init>_B<B>_s<seed>.csv`` (iteration, heldout_ll) and prints the iteration at
+which ``--target`` is first reached (interpolated between evaluations as the race interpolates its times), if
+given.
 
 Findings (benchmarks/README_lda.md, "ESCA's start and schedule").
 """
@@ -36,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numba as nb
@@ -174,7 +174,7 @@ class Probe:
         # batches of about equal tokens (consecutive documents)
         cuts = np.searchsorted(self.tptr, np.linspace(0, n, batches + 1), side="left").astype(np.int64)
         cuts[0], cuts[-1] = 0, X.shape[0]
-        self.cuts = np.maximum.accumulate(cuts)
+        self.cuts = cuts
 
     def start(self):
         a = (self.indptr, self.indices, self.cnt)
@@ -190,17 +190,6 @@ class Probe:
             sweep_batch(self.indptr, self.indices, self.cnt, self.tptr, self.cuts[b], self.cuts[b + 1], self.K,
                         self.V, self.alpha, self.beta, key, self.z, self.znew,
                         self.D, self.W, self.T)
-
-
-def first_reach(iters, lls, target):
-    """The iteration at which the curve first reaches ``target``, interpolated linearly (None if never)."""
-    for i, (it, ll) in enumerate(zip(iters, lls)):
-        if ll >= target:
-            if i == 0:
-                return float(it)
-            i0, l0 = iters[i - 1], lls[i - 1]
-            return float(i0 + (target - l0) / (ll - l0) * (it - i0))
-    return None
 
 
 def main(argv=None):
@@ -231,24 +220,27 @@ def main(argv=None):
                                     seed=args.seed))
 
     pr = Probe(X, K, alpha, args.beta, args.batches, args.init, args.seed)
-    t0 = time.perf_counter()
     pr.start()
-    rows = [(0, score(pr), time.perf_counter() - t0)]
+    rows = [(0, score(pr))]
     print(f"[probe] {cname} K={K} init={args.init} B={args.batches} seed={args.seed}: start {rows[0][1]:.4f}",
           flush=True)
     for t in range(1, args.iters + 1):
         pr.iterate(t)
         if t % args.every == 0 or t == args.iters:
-            rows.append((t, score(pr), time.perf_counter() - t0))
+            rows.append((t, score(pr)))
             print(f"[probe] iteration {t}: {rows[-1][1]:.4f}", flush=True)
     import pandas as pd
 
+    from scalable_bayes_papers.esca.tables import time_to_reach
+
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"probe_{cname}_K{K}_{args.init}_B{args.batches}_s{args.seed}.csv"
-    pd.DataFrame(rows, columns=["iteration", "heldout_ll", "seconds"]).to_csv(path, index=False)
+    curve = pd.DataFrame(rows, columns=["iteration", "heldout_ll"])
+    curve.to_csv(path, index=False)
     if args.target is not None:
-        it = first_reach([r[0] for r in rows], [r[1] for r in rows], args.target)
-        print(f"[probe] target {args.target}: " + ("not reached" if it is None else f"reached at iteration {it:.1f}"))
+        # the race's interpolation, on the iteration axis
+        it = time_to_reach(curve.assign(it=curve["iteration"].astype(float)), args.target, "it")
+        print(f"[probe] target {args.target}: " + ("not reached" if np.isinf(it) else f"reached at iteration {it:.1f}"))
     print(f"[probe] wrote {path}")
 
 

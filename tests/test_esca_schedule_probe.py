@@ -79,12 +79,6 @@ def test_one_batch_draws_from_the_frozen_conditional():
     assert zmax(12) > 5
 
 
-def test_first_reach_interpolates_and_says_never():
-    assert probe.first_reach([0, 4, 8], [-9.0, -8.0, -7.0], -7.5) == pytest.approx(6.0)
-    assert probe.first_reach([0, 4], [-7.0, -6.0], -7.5) == 0.0
-    assert probe.first_reach([0, 4], [-9.0, -8.0], -7.5) is None
-
-
 def test_bad_settings_are_named():
     X, _, _ = naive.synthetic_lda(n_docs=5, n_words=8, n_topics=2, doc_len=10, seed=1)
     with pytest.raises(ValueError, match="init"):
