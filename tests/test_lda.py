@@ -584,6 +584,35 @@ def test_history_records_wall_time_and_tokens(corpus):
     np.testing.assert_allclose(th.sum(1), 1.0)
 
 
+@pytest.mark.parametrize("cls", [ESCA, CollapsedGibbs, CVB0])
+def test_a_callback_that_returns_true_stops_the_fit_there(corpus, cls):
+    # stopping after iteration 4 leaves exactly the state of a fit of 4 iterations; every callback still sees
+    # every record, also the one after which another callback asked to stop
+    Xtr, Xte, _ = corpus
+    seen = []
+    m = cls(n_components=4, max_iter=10, random_state=0, evaluate_every=2,
+            callbacks=[lambda est, rec: rec["iteration"] >= 4, lambda est, rec: seen.append(rec["iteration"])])
+    m.fit(Xtr, X_heldout=Xte)
+    assert m.n_iter_ == 4 and [h["iteration"] for h in m.history_] == [0, 2, 4] and seen == [0, 2, 4]
+    ref = cls(n_components=4, max_iter=4, random_state=0, evaluate_every=2).fit(Xtr, X_heldout=Xte)
+    np.testing.assert_array_equal(m.components_, ref.components_)
+    assert [h["heldout_ll"] for h in m.history_] == [h["heldout_ll"] for h in ref.history_]
+    # a held-out target, numpy's booleans included: stops at the first record that reaches it
+    target = ref.history_[1]["heldout_ll"]
+    m2 = cls(n_components=4, max_iter=10, random_state=0, evaluate_every=2,
+             callbacks=[lambda est, rec: np.float64(rec["heldout_ll"]) >= target]).fit(Xtr, X_heldout=Xte)
+    assert m2.n_iter_ == 2
+    # asked at the start's record: a fitted model of the start (no iteration)
+    m0 = cls(n_components=4, max_iter=10, random_state=0, evaluate_every=3, callbacks=[lambda est, rec: True])
+    m0.fit(Xtr, X_heldout=Xte)
+    assert m0.n_iter_ == 0 and [h["iteration"] for h in m0.history_] == [0]
+    assert m0.components_.shape == (4, Xtr.shape[1]) and np.isfinite(m0.transform(Xte)).all()
+    # callbacks that return nothing (or a false value) never stop it
+    m3 = cls(n_components=4, max_iter=5, random_state=0, evaluate_every=2,
+             callbacks=[lambda est, rec: None, lambda est, rec: 0]).fit(Xtr, X_heldout=Xte)
+    assert m3.n_iter_ == 5 and [h["iteration"] for h in m3.history_] == [0, 2, 4, 5]
+
+
 # ---------------------------------------------------------------------------- bad input
 
 

@@ -32,6 +32,7 @@ def test_mpiexec_two_ranks_equals_single_process():
     assert "MPI-OK sparse_alias ranks=2" in out.stdout, out.stdout + out.stderr[-2000:]
     assert "MPI-OK plain ranks=2" in out.stdout
     assert "MPI-OK heavy ranks=2" in out.stdout
+    assert "MPI-OK stop ranks=2" in out.stdout
 
 
 def test_shard_bounds_balanced():
@@ -71,6 +72,17 @@ def _mpi_main(tests_dir):
             assert [h["heldout_ll"] for h in d.history_] == [h["heldout_ll"] for h in s.history_]
             assert d.shard_[0] == 0 and d.shard_[1] < Xtr.shape[0]
             print(f"MPI-OK {label} ranks={comm.size} ll={d.history_[-1]['heldout_ll']:.6f}", flush=True)
+    # a callback on the last rank alone asks to stop after iteration 2: every rank stops there together (a rank
+    # that went on would wait for the others in its next Allreduce), with the single process's 2-iteration state
+    last = comm.size - 1
+    d = DistributedESCA(n_components=6, max_iter=6, random_state=3, n_jobs=1, comm=comm, evaluate_every=1,
+                        callbacks=[lambda est, rec: comm.rank == last and rec["iteration"] >= 2])
+    d.fit(Xtr, X_heldout=Xte)
+    assert d.n_iter_ == 2 and [h["iteration"] for h in d.history_] == [0, 1, 2], (comm.rank, d.n_iter_)
+    if comm.rank == 0:
+        s = ESCA(n_components=6, max_iter=2, random_state=3, n_jobs=2).fit(Xtr)
+        np.testing.assert_array_equal(d.components_, s.components_)
+        print(f"MPI-OK stop ranks={comm.size}", flush=True)
 
 
 if __name__ == "__main__":

@@ -213,9 +213,16 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             rec["heldout_ll"] = _ho.heldout_loglik(self._topic_counts(), X_heldout, self._alpha,
                                                    n_sweeps=self.heldout_sweeps, seed=self.seed_)
         self.history_.append(rec)
-        for cb in self.callbacks:
-            cb(self, rec)
-        return rec
+        stop = False
+        for cb in self.callbacks:  # every callback sees every record, also after one has asked to stop
+            if cb(self, rec):
+                stop = True
+        return rec, self._stop_agreed(stop)
+
+    def _stop_agreed(self, stop: bool) -> bool:
+        """Whether the fit stops after this record, given this process's callbacks' answer (the MPI
+        estimator stops when any rank's callbacks ask, so that every rank leaves the loop together)."""
+        return bool(stop)
 
     def _fit_loop(self, X, X_heldout):
         self._validate()
@@ -236,16 +243,19 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             # kernels, on a first call) excluded; the CPU time of a single-threaded fit is its work alone,
             # whatever else the machine is running
             _, wall, cpu, comp = clock.timed(self._init_state, C)
+            stop = False
             if every:
-                self._record(0, wall, C.n_tokens, X_heldout, cpu)
-            for it in range(1, self.max_iter + 1):
+                _, stop = self._record(0, wall, C.n_tokens, X_heldout, cpu)
+            it = 0
+            while not stop and it < self.max_iter:
+                it += 1
                 _, dw, dc, dk = clock.timed(self._iterate, C, it)
                 wall += dw
                 cpu += dc
                 comp += dk
                 rec = None
                 if every and (it % every == 0 or it == self.max_iter):
-                    rec = self._record(it, wall, C.n_tokens, X_heldout, cpu)
+                    rec, stop = self._record(it, wall, C.n_tokens, X_heldout, cpu)
                 if self.verbose or rec is not None:  # one line per iteration at INFO when verbose
                     ll = ("" if rec is None or "heldout_ll" not in rec
                           else f", held-out ll/word: {rec['heldout_ll']:.4f}")
@@ -253,7 +263,7 @@ class _LDABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
                                "%s iteration %d of max_iter %d, %.2fs%s", self._name, it, self.max_iter, wall, ll)
             self.fit_time_ = wall
             self.compile_time_ = comp
-        self.n_iter_ = self.max_iter
+        self.n_iter_ = it  # max_iter, or fewer when a callback stopped the fit
         # components_ is cached in this dict on first access (a new dict: the counts have changed)
         self._cache = {}
         return self
@@ -493,12 +503,17 @@ class ESCA(_LDABase):
     heldout_sweeps : int, default 20
         Gibbs sweeps of the document completion of each held-out evaluation.
     callbacks : sequence of callable, default ()
-        Each callback is called as ``cb(estimator, record)`` with every ``history_`` record.
+        Each callback is called as ``cb(estimator, record)`` with every ``history_`` record. A callback
+        that returns a true value stops the fit after that record (the state is the iteration's: a
+        topic model that is fitted, with ``n_iter_`` iterations), e.g. to stop once the held-out
+        log-likelihood reaches a target: ``lambda est, rec: rec["heldout_ll"] >= -7.9``.
 
     Attributes
     ----------
     components_ : ndarray of float64, shape (K, V)
         W_kv + beta.
+    n_iter_ : int
+        Iterations run: ``max_iter``, or fewer when a callback stopped the fit.
     doc_topic_counts_ : scipy.sparse.csr_matrix, shape (M, K)
         D_mk of the last iteration.
     topic_counts_ : ndarray, shape (K,)
@@ -799,6 +814,8 @@ class CollapsedGibbs(_LDABase):
     ----------
     components_ : ndarray of float64, shape (K, V)
         W_kv + beta.
+    n_iter_ : int
+        Iterations run: ``max_iter``, or fewer when a callback stopped the fit.
     history_ : list of dict
         Per-iteration records.
     fit_time_ : float
@@ -895,6 +912,8 @@ class CVB0(_LDABase):
     ----------
     components_ : ndarray of float64, shape (K, V)
         Expected W_kv + beta.
+    n_iter_ : int
+        Sweeps run: ``max_iter``, or fewer when a callback stopped the fit.
     gamma_dtype_ : str
         The storage used (``"float32"`` or ``"float16"``).
     history_ : list of dict

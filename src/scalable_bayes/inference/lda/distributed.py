@@ -107,6 +107,10 @@ class DistributedESCA(ESCA):
         MPI = require("mpi4py.MPI", "distributed ESCA (scalable_bayes.inference.lda.distributed)")
         self._comm().Allreduce(MPI.IN_PLACE, a, op=MPI.SUM)
 
+    def _stop_agreed(self, stop):
+        """Stop when any rank's callbacks ask (every rank records the same iterations, so all meet here)."""
+        return bool(self._comm().allreduce(int(bool(stop)), op=require("mpi4py.MPI", "distributed ESCA").MAX))
+
     def _warm_up(self):
         """Compile (or load) the kernels on rank 0 alone before the others load them from Numba's
         on-disk cache: ranks compiling one signature at once can leave a cache entry that crashes
