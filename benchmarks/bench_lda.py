@@ -347,7 +347,7 @@ def main(argv=None):
     p.add_argument("--topics", type=int, nargs="+", default=[100])
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--every", type=int, default=10)
-    p.add_argument("--alpha", type=float, default=0.5, help="doc-topic prior (issue: 0.5 at K = 100)")
+    p.add_argument("--alpha", type=float, default=0.5, help="doc-topic prior (0.5 = 50/K at K = 100, the paper's)")
     p.add_argument("--beta", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
     add_corpus_args(p)
