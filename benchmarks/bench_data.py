@@ -3,7 +3,7 @@ weight), and the whole `snakemake data` target at quick scale in a scratch direc
 
     .venv/bin/python benchmarks/bench_data.py [--mirror ../shared/data] [--skip-dag]
 
-Prints wall and CPU seconds per step; the issue's bars are 60 s for 20NG -> tf-idf and 3 minutes for
+Prints wall and CPU seconds per step; the project's targets are 60 s for 20NG -> tf-idf and 3 minutes for
 all processed corpora at quick scale on 2 cores.
 """
 

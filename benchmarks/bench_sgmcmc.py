@@ -26,14 +26,14 @@ Profile (CPU time, loaded machine, paired runs): a whole driver step with cache-
 cost ~0.75 us (now ~0.2 us), the 50 polar normals ~0.5 us, the partial shuffle ~0.3 us, the
 driver's Info/divergence bookkeeping a few tenths.
 
-Two clocks per run: ``us_per_step`` is wall time (what the issue's bar is about) and ``cpu_us_per_step``
+Two clocks per run: ``us_per_step`` is wall time (what the project's 10 us/step target is about) and ``cpu_us_per_step``
 is the process CPU time (``time.process_time``), which excludes the time the process waits for a core
 on a shared, overloaded machine (the wall time then mostly measures the load, not the code). Repeats
 are interleaved across implementations (repeat r of every implementation runs before repeat r + 1),
 so slow phases of the machine hit all of them alike; the summary gives median and min over repeats.
 
 Usage: .venv/bin/python benchmarks/bench_sgmcmc.py [--steps 200000] [--repeats 5] [--out results/benchmarks]
-Pin to one core for the issue's setting: taskset -c 1 .venv/bin/python benchmarks/bench_sgmcmc.py
+Pin to one core (the target's setting): taskset -c 1 .venv/bin/python benchmarks/bench_sgmcmc.py
 """
 
 from __future__ import annotations
