@@ -109,7 +109,8 @@ class DistributedESCA(ESCA):
 
     def _stop_agreed(self, stop):
         """Stop when any rank's callbacks ask (every rank records the same iterations, so all meet here)."""
-        return bool(self._comm().allreduce(int(bool(stop)), op=require("mpi4py.MPI", "distributed ESCA").MAX))
+        MPI = require("mpi4py.MPI", "distributed ESCA (scalable_bayes.inference.lda.distributed)")
+        return bool(self._comm().allreduce(int(bool(stop)), op=MPI.MAX))
 
     def _warm_up(self):
         """Compile (or load) the kernels on rank 0 alone before the others load them from Numba's
