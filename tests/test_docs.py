@@ -122,3 +122,24 @@ def test_the_examples_of_a_page_run(page, tmp_path, monkeypatch):
             exec(compile(block, f"{page.name}[block {i}]", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the message is the point
             raise AssertionError(f"{page.name}, code block {i} fails: {exc!r}\n{block}") from exc
+
+
+def _race_rows(text: str, header: str):
+    """The rows of the markdown table under the line starting with ``header``: per row, the first two ratios
+    ("3.04x") of each of its last two columns (the two machines; uniform / prior start)."""
+    lines = text[text.index(header):].splitlines()
+    rows = []
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows.append([re.findall(r"\d+\.\d+x", c)[:2] for c in cells[-2:]])
+    return rows
+
+
+def test_the_engine_pages_race_table_is_the_benchmarks_record():
+    # docs/lda-engines.md repeats the latest column of each machine from benchmarks/README_lda.md's summary, the
+    # record kept beside the races' commands: a race re-run updates one, and this keeps the other from drifting
+    page = _race_rows((DOCS / "lda-engines.md").read_text(encoding="utf-8"), "| corpus, K, threads |")
+    record = _race_rows((ROOT / "benchmarks" / "README_lda.md").read_text(encoding="utf-8"), "| cell | first race")
+    assert len(page) == 8 and page == record, (page, record)
